@@ -1,0 +1,8 @@
+// Umbrella header: include this to use Chorus.
+#pragma once
+#include "chorus/communicator.h"
+#include "chorus/info.h"
+#include "chorus/options.h"
+#include "chorus/status.h"
+#include "chorus/store.h"
+#include "chorus/types.h"

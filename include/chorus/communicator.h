@@ -1,0 +1,127 @@
+// A group of ranks that run collectives together.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "chorus/export.h"
+#include "chorus/options.h"
+#include "chorus/status.h"
+#include "chorus/store.h"
+#include "chorus/types.h"
+
+namespace chorus {
+
+namespace core { class CommImpl; }
+
+// A communicator of `size()` ranks. Every rank must call the same collectives in the
+// same order with matching arguments (count, dtype, op, root).
+//
+// Buffers: `send` and `recv` are host memory of `count` elements of `dtype` (sizes
+// per call below). Passing send == recv runs the collective in place. Buffers are
+// only accessed during the call. Calls are blocking.
+//
+// Thread safety: one thread at a time per communicator. Different communicators may
+// be used from different threads.
+//
+// Errors (chorus::Error): kInvalidArgument for bad arguments (null buffer with a
+// nonzero count, count too large, unknown dtype/op, root or peer out of range);
+// kTimeout, kPeerLost, kIo, kDesync during communication. After a communication
+// error the communicator is unusable; destroy it.
+class CHORUS_EXPORT Communicator {
+ public:
+  // Builds a communicator from the launcher's environment. Looks, in order, for:
+  //   CHORUS_RANK / CHORUS_WORLD_SIZE / CHORUS_STORE_ADDR (chorus-run);
+  //   RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT (torchrun);
+  //   OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_SIZE (Open MPI mpirun);
+  //   PMI_RANK / PMI_SIZE (MPICH / Hydra);
+  //   SLURM_PROCID / SLURM_NTASKS (srun).
+  // Under mpirun/srun the store address comes from CHORUS_STORE_ADDR or
+  // MASTER_ADDR/MASTER_PORT (Slurm: first host of SLURM_JOB_NODELIST with
+  // MASTER_PORT or 29500); rank 0 then hosts the store itself.
+  // Throws kInvalidArgument naming the variables when none is complete or they
+  // contradict each other; kTimeout when peers do not show up in time.
+  static Communicator init_from_env(const Options& options = {});
+  // Builds a communicator of `size` ranks through an explicit store. Every rank calls
+  // it with the same size and store contents. REQUIRES: 0 <= rank < size.
+  static Communicator init(int rank, int size, std::shared_ptr<Store> store,
+                           const Options& options = {});
+
+  Communicator(Communicator&&) noexcept;
+  Communicator& operator=(Communicator&&) noexcept;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  ~Communicator();
+
+  int rank() const;
+  int size() const;
+
+  // recv[i] = op over ranks of send[i], on every rank; `count` elements each.
+  void all_reduce(const void* send, void* recv, std::size_t count, DataType dtype, ReduceOp op);
+  // Like all_reduce, but only `root` receives the result (recv may be null elsewhere).
+  void reduce(const void* send, void* recv, std::size_t count, DataType dtype, ReduceOp op,
+              int root);
+  // Copies root's `send` to every rank's `recv` (`count` elements; send is read on
+  // root only and may be null elsewhere).
+  void broadcast(const void* send, void* recv, std::size_t count, DataType dtype, int root);
+  // recv (count * size elements) = concatenation of every rank's send (count each), in
+  // rank order. In place: send == recv + rank * count.
+  void all_gather(const void* send, void* recv, std::size_t count, DataType dtype);
+  // send has count * size elements; rank r receives block r of the reduction
+  // (`count` elements). In place: recv == send + rank * count, or recv == send.
+  void reduce_scatter(const void* send, void* recv, std::size_t count, DataType dtype,
+                      ReduceOp op);
+  // Block p (count elements) of send goes to rank p; block q of recv comes from rank q.
+  // Both buffers hold count * size elements. In place: send == recv.
+  void all_to_all(const void* send, void* recv, std::size_t count, DataType dtype);
+  // Variable all_to_all: send_counts[p] elements at send + send_displs[p] go to rank p;
+  // recv_counts[q] elements from rank q land at recv + recv_displs[q] (displacements in
+  // elements). All spans have size() entries. Counts must match pairwise across ranks.
+  // Not in place: the send and receive regions must not overlap.
+  void all_to_all_v(const void* send, std::span<const std::size_t> send_counts,
+                    std::span<const std::size_t> send_displs, void* recv,
+                    std::span<const std::size_t> recv_counts,
+                    std::span<const std::size_t> recv_displs, DataType dtype);
+  // root's recv (count * size elements) = every rank's send in rank order.
+  void gather(const void* send, void* recv, std::size_t count, DataType dtype, int root);
+  // Block r (count elements) of root's send goes to rank r's recv.
+  void scatter(const void* send, void* recv, std::size_t count, DataType dtype, int root);
+  // Point-to-point. Messages between a pair arrive in the order sent; the receiver's
+  // count must equal the sender's (kDesync otherwise). REQUIRES: peer != rank().
+  void send(const void* buf, std::size_t count, DataType dtype, int peer);
+  void recv(void* buf, std::size_t count, DataType dtype, int peer);
+  // Returns once every rank has entered the barrier.
+  void barrier();
+
+  // Typed conveniences over the calls above.
+  template <class T>
+  void all_reduce(std::span<const T> send, std::span<T> recv, ReduceOp op) {
+    check_span_sizes(send.size(), recv.size(), 1, "recv");
+    all_reduce(send.data(), recv.data(), send.size(), DataTypeOf<T>::value, op);
+  }
+  template <class T>
+  void all_reduce(std::span<T> buf, ReduceOp op) {
+    all_reduce(buf.data(), buf.data(), buf.size(), DataTypeOf<T>::value, op);
+  }
+  template <class T>
+  void broadcast(std::span<T> buf, int root) {
+    broadcast(buf.data(), buf.data(), buf.size(), DataTypeOf<T>::value, root);
+  }
+  template <class T>
+  void all_gather(std::span<const T> send, std::span<T> recv) {
+    check_span_sizes(send.size(), recv.size(), size(), "recv");
+    all_gather(send.data(), recv.data(), send.size(), DataTypeOf<T>::value);
+  }
+
+ private:
+  explicit Communicator(std::unique_ptr<core::CommImpl> impl);
+  // Throws kInvalidArgument unless `actual` == `expected` * `factor`.
+  static void check_span_sizes(std::size_t expected, std::size_t actual, std::size_t factor,
+                               const char* name);
+  core::CommImpl& impl() const;
+  std::unique_ptr<core::CommImpl> impl_;
+};
+
+}  // namespace chorus

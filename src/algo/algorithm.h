@@ -1,0 +1,58 @@
+// What every collective algorithm receives, and the algorithms themselves. Algorithms
+// are written once against transport::Transport and never see a concrete transport.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "chorus/types.h"
+#include "transport/transport.h"
+#include "util/deadline.h"
+#include "util/status.h"
+
+namespace chorus::algo {
+
+// Arguments of one collective on one rank, already validated by the API layer.
+// Counts are in elements of `dtype`. Buffers may alias as the public API allows
+// (send == recv means in place).
+struct CollArgs {
+  const void* send = nullptr;
+  void* recv = nullptr;
+  std::size_t count = 0;  // meaning per collective, as in the public API
+  DataType dtype = DataType::kFloat32;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;
+  // all_to_all_v only: size() entries each, in elements.
+  const std::size_t* send_counts = nullptr;
+  const std::size_t* send_displs = nullptr;
+  const std::size_t* recv_counts = nullptr;
+  const std::size_t* recv_displs = nullptr;
+  // Tag base of this op: every message uses {comm, seq, step}.
+  std::uint32_t comm = 0;
+  std::uint64_t seq = 0;
+  Deadline deadline;
+  std::size_t chunk_bytes = 1 << 20;  // pipelining unit
+  transport::Tag tag(std::uint32_t step) const { return transport::Tag{comm, seq, step}; }
+};
+
+using CollFn = Status (*)(transport::Transport& t, const CollArgs& a);
+
+// all_reduce
+Status ring_all_reduce(transport::Transport& t, const CollArgs& a);
+Status tree_all_reduce(transport::Transport& t, const CollArgs& a);  // reduce to 0 + broadcast
+Status rhd_all_reduce(transport::Transport& t, const CollArgs& a);   // recursive halving-doubling
+// reduce_scatter / all_gather (count = elements per rank)
+Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a);
+Status ring_all_gather(transport::Transport& t, const CollArgs& a);
+// broadcast / reduce (binomial tree, chunked and pipelined)
+Status tree_broadcast(transport::Transport& t, const CollArgs& a);
+Status tree_reduce(transport::Transport& t, const CollArgs& a);
+// all_to_all (pairwise exchange), all_to_all_v
+Status pairwise_all_to_all(transport::Transport& t, const CollArgs& a);
+Status pairwise_all_to_all_v(transport::Transport& t, const CollArgs& a);
+// gather / scatter (direct to / from root)
+Status direct_gather(transport::Transport& t, const CollArgs& a);
+Status direct_scatter(transport::Transport& t, const CollArgs& a);
+// barrier (dissemination)
+Status dissemination_barrier(transport::Transport& t, const CollArgs& a);
+
+}  // namespace chorus::algo

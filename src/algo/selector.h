@@ -1,0 +1,40 @@
+// Chooses an algorithm per collective from size and rank count, unless overridden.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "algo/algorithm.h"
+
+namespace chorus::algo {
+
+enum class CollKind : int {
+  kAllReduce = 0, kReduce, kBroadcast, kAllGather, kReduceScatter, kAllToAll, kAllToAllV,
+  kGather, kScatter, kBarrier, kSend, kRecv,
+};
+const char* to_string(CollKind k);
+
+struct Choice {
+  const char* name;  // e.g. "ring"
+  CollFn fn;
+};
+
+struct SelectorConfig {
+  std::size_t small_bytes = 64 << 10;  // all_reduce <= this: latency algorithms
+  std::string override_spec;           // CHORUS_ALGO syntax: "ring" or "all_reduce:rhd,broadcast:tree"
+};
+
+class Selector {
+ public:
+  // kInvalidArgument naming CHORUS_ALGO when the spec names an unknown collective or
+  // algorithm.
+  static Result<Selector> create(const SelectorConfig& cfg);
+  // `bytes` = count * dtype size as in CollArgs. Never fails for kinds other than
+  // kSend/kRecv (which have no algorithm).
+  Choice choose(CollKind kind, std::size_t bytes, int nranks) const;
+
+ private:
+  SelectorConfig cfg_;
+  const char* forced_[12] = {};  // per CollKind, nullptr = automatic
+};
+
+}  // namespace chorus::algo

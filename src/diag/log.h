@@ -1,0 +1,48 @@
+// Logging: CHORUS_LOG(level, subsystem, fmt, ...) to stderr or CHORUS_DEBUG_FILE.
+// Level and subsystem are checked before the arguments are evaluated. Never stdout.
+#pragma once
+#include <atomic>
+#include <string>
+
+namespace chorus::diag {
+
+enum class LogLevel : int { kNone = 0, kWarn = 1, kInfo = 2, kDebug = 3, kTrace = 4 };
+enum class Subsys : unsigned { kInit = 1, kBoot = 2, kNet = 4, kAlgo = 8, kColl = 16, kEnv = 32 };
+
+// Configures level, subsystems and sink from the given CHORUS_DEBUG* values.
+// Unknown names are ignored with a warning. Safe to call more than once.
+void log_configure(const std::string& level, const std::string& subsys, const std::string& file);
+// Sets the "[rank r]" part of the prefix (-1 = none).
+void log_set_rank(int rank);
+
+extern std::atomic<int> g_log_level;
+extern std::atomic<unsigned> g_log_subsys;
+
+inline bool log_enabled(LogLevel level, Subsys s) {
+  return static_cast<int>(level) <= g_log_level.load(std::memory_order_relaxed) &&
+         (g_log_subsys.load(std::memory_order_relaxed) & static_cast<unsigned>(s)) != 0;
+}
+
+void log_write(LogLevel level, Subsys s, const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+}  // namespace chorus::diag
+
+#define CHORUS_LOG(level, subsys, ...)                                                   \
+  do {                                                                                   \
+    if (::chorus::diag::log_enabled(::chorus::diag::LogLevel::k##level,                  \
+                                    ::chorus::diag::Subsys::k##subsys))                  \
+      ::chorus::diag::log_write(::chorus::diag::LogLevel::k##level,                      \
+                                ::chorus::diag::Subsys::k##subsys, __FILE__, __LINE__,   \
+                                __VA_ARGS__);                                            \
+  } while (0)
+
+// Broken internal invariant: log file:line and abort (never thrown, never caught).
+#define CHORUS_CHECK(cond, ...)                                                          \
+  do {                                                                                   \
+    if (!(cond)) ::chorus::diag::check_failed(__FILE__, __LINE__, #cond, "" __VA_ARGS__); \
+  } while (0)
+
+namespace chorus::diag {
+[[noreturn]] void check_failed(const char* file, int line, const char* cond, const char* msg);
+}

@@ -1,0 +1,33 @@
+// TCP transport: a full mesh of sockets between the ranks, one progress engine per
+// transport driven by whichever threads wait.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace chorus::tcp {
+
+struct TcpOptions {
+  int rank = 0;
+  int size = 1;
+  std::uint64_t job_token = 0;      // every frame and handshake carries it; strangers are dropped
+  std::string listen_host = "127.0.0.1";  // address to bind and advertise
+  std::size_t eager_bytes = 64 << 10;     // larger messages wait for the receiver (rendezvous)
+  std::size_t socket_buffer_bytes = 4 << 20;  // 0 = kernel default
+  Deadline connect_deadline;
+};
+
+// Exchanges this rank's listening address ("host:port") for everyone's, index = rank
+// (implemented by the caller over the store, so the transport never sees bootstrap).
+using AddressExchange = std::function<Result<std::vector<std::string>>(const std::string& mine)>;
+
+// Listens, exchanges addresses, connects to every peer and validates handshakes.
+// kTimeout naming the missing peers when connect_deadline passes; kIo on socket errors.
+Result<std::unique_ptr<transport::Transport>> create_tcp_transport(const TcpOptions& opts,
+                                                                   const AddressExchange& exchange);
+
+}  // namespace chorus::tcp
