@@ -7,6 +7,14 @@
 namespace chorus::diag {
 
 enum class LogLevel : int { kNone = 0, kWarn = 1, kInfo = 2, kDebug = 3, kTrace = 4 };
+// Spellings used by CHORUS_LOG(WARN, ...): the macro pastes the level name here.
+namespace log_levels {
+inline constexpr LogLevel NONE = LogLevel::kNone;
+inline constexpr LogLevel WARN = LogLevel::kWarn;
+inline constexpr LogLevel INFO = LogLevel::kInfo;
+inline constexpr LogLevel DEBUG = LogLevel::kDebug;
+inline constexpr LogLevel TRACE = LogLevel::kTrace;
+}  // namespace log_levels
 enum class Subsys : unsigned { kInit = 1, kBoot = 2, kNet = 4, kAlgo = 8, kColl = 16, kEnv = 32 };
 
 // Configures level, subsystems and sink from the given CHORUS_DEBUG* values.
@@ -30,9 +38,9 @@ void log_write(LogLevel level, Subsys s, const char* file, int line, const char*
 
 #define CHORUS_LOG(level, subsys, ...)                                                   \
   do {                                                                                   \
-    if (::chorus::diag::log_enabled(::chorus::diag::LogLevel::k##level,                  \
+    if (::chorus::diag::log_enabled(::chorus::diag::log_levels::level,                  \
                                     ::chorus::diag::Subsys::k##subsys))                  \
-      ::chorus::diag::log_write(::chorus::diag::LogLevel::k##level,                      \
+      ::chorus::diag::log_write(::chorus::diag::log_levels::level,                      \
                                 ::chorus::diag::Subsys::k##subsys, __FILE__, __LINE__,   \
                                 __VA_ARGS__);                                            \
   } while (0)

@@ -6,6 +6,10 @@
 
 namespace chorus::kernels {
 
+// Size in bytes of one element of `dtype`, 0 for an invalid value (same as
+// chorus::dtype_size, kept here so kernels and algorithms need no other room).
+std::size_t element_size(DataType dtype);
+
 // dst[i] = a[i] op b[i] for i < count. dst may alias a or b (exactly, not partially).
 // kAvg combines as kSum (finish with finalize()). Integer sum/prod wrap (computed
 // unsigned, no UB); fp16/bf16 combine in fp32 and round to nearest even.

@@ -1,0 +1,35 @@
+// Merges public Options with the parameter table into a CommConfig.
+#include "core/comm_config.h"
+
+#include <mutex>
+
+#include "diag/log.h"
+
+namespace chorus::core {
+
+CommConfig resolve_config(const Options& options, const config::Config& cfg) {
+  static std::once_flag log_once;
+  std::call_once(log_once, [&] { diag::log_configure(cfg.debug, cfg.debug_subsys, cfg.debug_file); });
+
+  CommConfig c;
+  c.timeout = options.timeout.count() > 0 ? options.timeout
+                                          : std::chrono::milliseconds(*cfg.timeout_s * 1000);
+  c.connect_timeout = options.connect_timeout.count() > 0
+                          ? options.connect_timeout
+                          : std::chrono::milliseconds(*cfg.connect_timeout_s * 1000);
+  c.algo = options.algo.empty() ? cfg.algo : options.algo;
+  c.chunk_bytes = *cfg.chunk_bytes;
+  c.small_bytes = *cfg.small_bytes;
+  c.eager_bytes = *cfg.eager_bytes;
+  c.socket_buffer_bytes = *cfg.socket_buffer_bytes;
+  c.socket_addr = cfg.socket_addr;
+  c.transport = cfg.transport;
+  return c;
+}
+
+Result<CommConfig> resolve_process_config(const Options& options) {
+  CHORUS_ASSIGN_OR_RETURN(config::Config cfg, config::process_config());
+  return resolve_config(options, cfg);
+}
+
+}  // namespace chorus::core
