@@ -1,22 +1,7 @@
-// chorus::Error and ErrorCode names; the Status -> exception conversion.
+// chorus::Error; the Status -> exception conversion.
 #include "api/error.h"
 
 namespace chorus {
-
-const char* to_string(ErrorCode code) noexcept {
-  switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kTimeout: return "timeout";
-    case ErrorCode::kPeerLost: return "peer_lost";
-    case ErrorCode::kDesync: return "desync";
-    case ErrorCode::kAborted: return "aborted";
-    case ErrorCode::kIo: return "io";
-    case ErrorCode::kNotSupported: return "not_supported";
-    case ErrorCode::kInternal: return "internal";
-  }
-  return "unknown";
-}
 
 Error::Error(ErrorCode code, std::string message, int peer_rank, std::int64_t seq)
     : code_(code), message_(std::move(message)), peer_rank_(peer_rank), seq_(seq),

@@ -5,6 +5,23 @@
 
 namespace chorus {
 
+// Declared in the public chorus/status.h; lives here so every room can name codes.
+const char* to_string(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::kOk: return "ok";
+    case ErrorCode::kInvalidArgument: return "invalid_argument";
+    case ErrorCode::kTimeout: return "timeout";
+    case ErrorCode::kPeerLost: return "peer_lost";
+    case ErrorCode::kDesync: return "desync";
+    case ErrorCode::kAborted: return "aborted";
+    case ErrorCode::kIo: return "io";
+    case ErrorCode::kNotSupported: return "not_supported";
+    case ErrorCode::kInternal: return "internal";
+  }
+  return "unknown";
+}
+
+
 Status::Status(ErrorCode code, std::string message, int peer, std::int64_t seq) {
   if (code != ErrorCode::kOk) rep_ = std::make_unique<Rep>(Rep{code, std::move(message), peer, seq});
 }

@@ -91,6 +91,9 @@ class CheckFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Names what the rank is doing now ("all_reduce int8 sum count=7 in-place"); the text
+// is appended to this rank's failure message and shown when it times out.
+void step(const std::string& what);
 // Throws CheckFailure(message) unless cond.
 void check(bool cond, const std::string& message);
 // Runs fn; returns the chorus::Error it threw when its code is `code` and its message

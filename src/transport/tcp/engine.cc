@@ -1,0 +1,309 @@
+// TCP engine bookkeeping: posting, matching against unexpected messages, cancel,
+// completion, peer failure, abort, and the wait loop (one poller, others on a condvar).
+#include "transport/tcp/engine.h"
+
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "diag/log.h"
+#include "util/strings.h"
+
+namespace chorus::tcp {
+
+namespace {
+template <class C>
+void erase_one(C& c, Op* op) {
+  auto it = std::find(c.begin(), c.end(), op);
+  if (it != c.end()) c.erase(it);
+}
+}  // namespace
+
+Engine::Engine(const TcpOptions& opts, Mesh mesh)
+    : rank_(opts.rank),
+      size_(opts.size),
+      job_token_(opts.job_token),
+      eager_bytes_(opts.eager_bytes),
+      peers_(static_cast<std::size_t>(opts.size)),
+      scratch_(64 << 10),
+      wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+  for (int r = 0; r < size_; ++r) {
+    Peer& p = peers_[r];
+    p.rank = r;
+    p.address = r < static_cast<int>(mesh.addresses.size()) ? mesh.addresses[r] : "";
+    p.fd = std::move(mesh.fds[r]);
+    if (p.fd.valid()) raw_fds_.push_back(p.fd.get());
+  }
+}
+
+Engine::~Engine() { close(); }
+
+void Engine::close() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (closed_) return;
+  closed_ = true;
+  for (Peer& p : peers_) {
+    if (p.rank == rank_) continue;
+    fail_peer(p, Status(ErrorCode::kAborted, "the TCP transport was destroyed", p.rank));
+    p.fd.reset();
+  }
+  cv_.notify_all();
+}
+
+Status Engine::abort_status() const {
+  std::lock_guard<std::mutex> g(abort_mu_);
+  return abort_status_;
+}
+
+void Engine::abort(const Status& reason) {
+  {
+    std::lock_guard<std::mutex> g(abort_mu_);
+    if (aborted_.load()) return;
+    abort_status_ = reason.is_ok() ? Status(ErrorCode::kAborted, "transport aborted") : reason;
+    aborted_.store(true, std::memory_order_release);
+  }
+  CHORUS_LOG(INFO, Net, "rank %d: TCP transport aborted: %s", rank_,
+             abort_status().to_string().c_str());
+  for (int fd : raw_fds_) ::shutdown(fd, SHUT_RDWR);  // peers see EOF at once
+  wake();
+  cv_.notify_all();
+}
+
+void Engine::wake() {
+  std::uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(wake_fd_.get(), &one, sizeof(one));
+}
+
+Status Engine::lost_status(const Peer& p) const {
+  return Status(ErrorCode::kPeerLost,
+                str_printf("peer rank %d (%s) closed the connection", p.rank, p.address.c_str()),
+                p.rank);
+}
+
+void Engine::complete(Op* op, Status st) {
+  op->status = std::move(st);
+  op->where = Op::Where::kNone;
+  op->done.store(true, std::memory_order_release);
+}
+
+void Engine::fail_peer(Peer& p, Status st) {
+  if (p.is_failed()) return;
+  if (st.code() != ErrorCode::kAborted)
+    CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
+  p.failed = st;
+  if (p.fd.valid()) ::shutdown(p.fd.get(), SHUT_RDWR);
+  for (Op* op : p.posted) complete(op, st);
+  for (Op* op : p.await_cts) complete(op, st);
+  for (Op* op : p.await_data) complete(op, st);
+  for (OutFrame& f : p.out)
+    if (f.op != nullptr) complete(f.op, st);
+  if (p.in_body && p.in_sink == Peer::Sink::kOp && p.in_op != nullptr) complete(p.in_op, st);
+  p.posted.clear();
+  p.await_cts.clear();
+  p.await_data.clear();
+  p.out.clear();
+  p.unexpected.clear();
+  p.in_body = false;
+  p.in_op = nullptr;
+  p.in_buf = {};
+  cv_.notify_all();
+}
+
+Status Engine::post(Op* op) {
+  if (aborted()) return abort_status();
+  std::lock_guard<std::mutex> lk(mu_);
+  Peer& p = peers_[op->peer];
+  if (closed_) return Status(ErrorCode::kAborted, "the TCP transport was destroyed");
+  if (p.is_failed()) return p.failed;
+  if (op->kind == Op::Kind::kRecv) post_recv_locked(p, op);
+  else post_send_locked(p, op);
+  if (!p.out.empty()) write_peer(p);  // never blocks: the socket is non-blocking
+  if (!p.out.empty() && polling_) wake();
+  return Status::ok();
+}
+
+void Engine::post_recv_locked(Peer& p, Op* op) {
+  auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
+                         [&](const Unexpected& u) { return u.tag == op->tag; });
+  if (it == p.unexpected.end()) {
+    op->where = Op::Where::kPosted;
+    p.posted.push_back(op);
+    return;
+  }
+  Unexpected u = std::move(*it);
+  p.unexpected.erase(it);
+  if (u.rts) return answer_rts(p, op, u.rdv_id, u.length);
+  if (u.length != op->bytes) return complete(op, desync_status(p, op->tag, u.length, op->bytes));
+  if (u.length > 0) std::memcpy(op->recv_data, u.data.data(), u.length);
+  complete(op, Status::ok());
+}
+
+void Engine::answer_rts(Peer& p, Op* op, std::uint64_t rdv_id, std::uint64_t length) {
+  if (length != op->bytes) {
+    queue_control(p, FrameKind::kNack, op->tag, op->bytes, rdv_id);
+    complete(op, desync_status(p, op->tag, length, op->bytes));
+  } else {
+    op->rdv_id = rdv_id;
+    op->where = Op::Where::kAwaitData;
+    p.await_data.push_back(op);
+    queue_control(p, FrameKind::kCts, op->tag, 0, rdv_id);
+  }
+}
+
+void Engine::post_send_locked(Peer& p, Op* op) {
+  FrameHeader h;
+  h.job_token = job_token_;
+  h.tag = op->tag;
+  h.length = op->bytes;
+  OutFrame& f = p.out.emplace_back();
+  if (op->bytes <= eager_bytes_) {
+    h.kind = FrameKind::kEager;
+    f.payload = op->send_data;
+    f.payload_len = op->bytes;
+    f.op = op;
+    op->where = Op::Where::kOutQueue;
+  } else {
+    h.kind = FrameKind::kRts;
+    h.arg = op->rdv_id = p.next_rdv_id++;
+    f.rdv_id = op->rdv_id;
+    op->where = Op::Where::kAwaitCts;
+    p.await_cts.push_back(op);
+  }
+  f.kind = h.kind;
+  encode_frame(h, f.hdr);
+}
+
+void Engine::queue_control(Peer& p, FrameKind kind, transport::Tag tag, std::uint64_t length,
+                           std::uint64_t arg) {
+  FrameHeader h;
+  h.kind = kind;
+  h.job_token = job_token_;
+  h.tag = tag;
+  h.length = length;
+  h.arg = arg;
+  OutFrame& f = p.out.emplace_back();
+  f.kind = kind;
+  f.rdv_id = arg;
+  encode_frame(h, f.hdr);
+}
+
+void Engine::cancel(Op* op) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (op->done.load(std::memory_order_acquire) || op->where == Op::Where::kNone) return;
+  Peer& p = peers_[op->peer];
+  switch (op->where) {
+    case Op::Where::kPosted: erase_one(p.posted, op); break;
+    case Op::Where::kAwaitData: erase_one(p.await_data, op); break;  // data will be discarded
+    case Op::Where::kReading:
+      p.in_sink = Peer::Sink::kDiscard;
+      p.in_op = nullptr;
+      break;
+    case Op::Where::kAwaitCts:
+    case Op::Where::kOutQueue: cancel_send(p, op); break;
+    case Op::Where::kNone: break;
+  }
+  op->where = Op::Where::kNone;
+  if (!p.out.empty() && polling_) wake();
+}
+
+// A cancelled send must leave the byte stream well formed: an unstarted frame is dropped
+// (with a CANCEL if the receiver already expects the rendezvous), a started one is
+// finished from a private copy of the payload.
+void Engine::cancel_send(Peer& p, Op* op) {
+  if (op->where == Op::Where::kAwaitCts) {
+    erase_one(p.await_cts, op);
+    auto rts = std::find_if(p.out.begin(), p.out.end(), [&](const OutFrame& f) {
+      return f.kind == FrameKind::kRts && f.rdv_id == op->rdv_id;
+    });
+    if (rts != p.out.end() && rts->sent == 0) p.out.erase(rts);
+    else queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
+    return;
+  }
+  auto it = std::find_if(p.out.begin(), p.out.end(), [&](const OutFrame& f) { return f.op == op; });
+  if (it == p.out.end()) return;
+  if (it->sent == 0) {
+    bool data = it->kind == FrameKind::kData;
+    p.out.erase(it);
+    if (data) queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
+    return;
+  }
+  it->owned.assign(it->payload, it->payload + it->payload_len);
+  it->payload = it->owned.data();
+  it->op = nullptr;
+}
+
+Status Engine::timeout_status(std::span<Op* const> ops) const {
+  for (Op* op : ops) {
+    if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
+    const Peer& p = peers_[op->peer];
+    return Status(ErrorCode::kTimeout,
+                  str_printf("deadline passed waiting for %s %s peer rank %d (%s), tag comm %u "
+                             "seq %llu step %u, %zu bytes",
+                             op->kind == Op::Kind::kSend ? "send" : "recv",
+                             op->kind == Op::Kind::kSend ? "to" : "from", op->peer,
+                             p.address.c_str(), op->tag.comm,
+                             static_cast<unsigned long long>(op->tag.seq), op->tag.step, op->bytes),
+                  op->peer, static_cast<std::int64_t>(op->tag.seq));
+  }
+  return timeout_error("deadline passed");
+}
+
+Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    bool all_done = true;
+    for (Op* op : ops) {
+      if (op == nullptr) continue;
+      if (!op->done.load(std::memory_order_acquire)) {
+        all_done = false;
+      } else if (!op->status.is_ok()) {
+        return op->status;
+      }
+    }
+    if (all_done) return Status::ok();
+    if (aborted()) return abort_status();
+    if (deadline.expired()) return timeout_status(ops);
+    if (!polling_) {
+      polling_ = true;
+      progress_round(lk, deadline);
+      polling_ = false;
+      cv_.notify_all();
+    } else {
+      auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
+      cv_.wait_until(lk, until.at());
+    }
+  }
+}
+
+void Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline) {
+  pfds_.clear();
+  pfd_peer_.clear();
+  pfds_.push_back(pollfd{wake_fd_.get(), POLLIN, 0});
+  pfd_peer_.push_back(-1);
+  for (Peer& p : peers_) {
+    if (p.rank == rank_ || p.is_failed() || !p.fd.valid()) continue;
+    short events = POLLIN;
+    if (!p.out.empty()) events |= POLLOUT;
+    pfds_.push_back(pollfd{p.fd.get(), events, 0});
+    pfd_peer_.push_back(p.rank);
+  }
+  // pfds_ belongs to the polling thread alone, so it may be used with the lock released.
+  lk.unlock();
+  int n = ::poll(pfds_.data(), pfds_.size(), deadline.remaining_ms(50));
+  lk.lock();
+  if (n <= 0 || aborted()) return;
+  if (pfds_[0].revents & POLLIN) {
+    std::uint64_t v;
+    [[maybe_unused]] ssize_t r = ::read(wake_fd_.get(), &v, sizeof(v));
+  }
+  for (std::size_t i = 1; i < pfds_.size(); ++i) {
+    Peer& p = peers_[pfd_peer_[i]];
+    if (p.is_failed()) continue;
+    if (pfds_[i].revents & (POLLIN | POLLERR | POLLHUP)) read_peer(p);
+    if (!p.is_failed() && !p.out.empty()) write_peer(p);
+  }
+}
+
+}  // namespace chorus::tcp

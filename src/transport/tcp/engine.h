@@ -1,0 +1,95 @@
+// The TCP progress engine: matching by (peer, tag), eager and rendezvous protocols,
+// non-blocking socket I/O driven by the threads inside wait(), and failure handling.
+#pragma once
+#include <poll.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "transport/tcp/mesh.h"
+#include "transport/tcp/peer.h"
+#include "transport/tcp/tcp_transport.h"
+
+namespace chorus::tcp {
+
+// Thread-safe: every method may be called from any thread. One mutex guards all state;
+// the thread that drives progress releases it while it sits in poll().
+class Engine {
+ public:
+  Engine(const TcpOptions& opts, Mesh mesh);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  // Starts `op` (kind, peer, tag, buffer filled in; peer already range-checked). Never
+  // blocks on the network. Fails at once if the peer is lost or the engine aborted.
+  Status post(Op* op);
+  // Forgets a pending op: its buffer is never touched again. No-op when done.
+  void cancel(Op* op);
+  // Drives progress until every non-null op is done, one fails, or `deadline` passes.
+  Status wait(std::span<Op* const> ops, Deadline deadline);
+  // Fails everything with `reason` and shuts the sockets down. Never takes the engine lock.
+  void abort(const Status& reason);
+  bool aborted() const { return aborted_.load(std::memory_order_acquire); }
+  Status abort_status() const;
+  // Fails pending ops and closes every socket (peers see EOF). Called by the transport.
+  void close();
+
+ private:
+  // engine.cc: matching and bookkeeping (mu_ held).
+  void complete(Op* op, Status st);
+  void fail_peer(Peer& p, Status st);
+  Status lost_status(const Peer& p) const;
+  void post_recv_locked(Peer& p, Op* op);
+  void post_send_locked(Peer& p, Op* op);
+  void answer_rts(Peer& p, Op* op, std::uint64_t rdv_id, std::uint64_t length);
+  void queue_control(Peer& p, FrameKind kind, transport::Tag tag, std::uint64_t length,
+                     std::uint64_t arg);
+  void cancel_send(Peer& p, Op* op);
+  Status timeout_status(std::span<Op* const> ops) const;
+  void progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline);
+  void wake();
+
+  // engine_io.cc: socket I/O and incoming frame dispatch (mu_ held).
+  void read_peer(Peer& p);
+  void write_peer(Peer& p);
+  void on_header(Peer& p);
+  void begin_body(Peer& p, Peer::Sink sink, Op* op);
+  void finish_body(Peer& p);
+  void on_eager(Peer& p, const FrameHeader& h);
+  void on_rts(Peer& p, const FrameHeader& h);
+  void on_cts(Peer& p, const FrameHeader& h);
+  void on_data(Peer& p, const FrameHeader& h);
+  void on_nack(Peer& p, const FrameHeader& h);
+  void on_cancel(Peer& p, const FrameHeader& h);
+  Status desync_status(const Peer& p, transport::Tag tag, std::uint64_t got,
+                       std::uint64_t expected) const;
+
+  const int rank_;
+  const int size_;
+  const std::uint64_t job_token_;
+  const std::size_t eager_bytes_;
+  std::vector<int> raw_fds_;  // for abort(), which must not take mu_
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Peer> peers_;  // index = rank; peers_[rank_] unused
+  bool polling_ = false;     // a thread is driving progress
+  bool closed_ = false;
+  std::vector<pollfd> pfds_;
+  std::vector<int> pfd_peer_;
+  std::vector<std::uint8_t> scratch_;  // sink for discarded payloads
+  UniqueFd wake_fd_;                   // eventfd that interrupts poll()
+
+  std::atomic<bool> aborted_{false};
+  mutable std::mutex abort_mu_;
+  Status abort_status_;
+};
+
+}  // namespace chorus::tcp

@@ -1,0 +1,271 @@
+// TCP engine I/O: non-blocking writes of queued frames (header + payload straight from
+// the user buffer), resumable reads of headers and payloads, and incoming frame dispatch.
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "diag/log.h"
+#include "transport/tcp/engine.h"
+#include "util/strings.h"
+
+namespace chorus::tcp {
+
+namespace {
+constexpr std::size_t kMaxIov = 32;
+constexpr std::uint64_t kReadBudget = 8 << 20;  // bytes per peer per round, for fairness
+
+template <class C>
+Op* take_by_id(C& c, std::uint64_t id) {
+  auto it = std::find_if(c.begin(), c.end(), [&](Op* op) { return op->rdv_id == id; });
+  if (it == c.end()) return nullptr;
+  Op* op = *it;
+  c.erase(it);
+  return op;
+}
+
+template <class C>
+Op* take_by_tag(C& c, const transport::Tag& tag) {
+  auto it = std::find_if(c.begin(), c.end(), [&](Op* op) { return op->tag == tag; });
+  if (it == c.end()) return nullptr;
+  Op* op = *it;
+  c.erase(it);
+  return op;
+}
+}  // namespace
+
+Status Engine::desync_status(const Peer& p, transport::Tag tag, std::uint64_t got,
+                             std::uint64_t expected) const {
+  return Status(ErrorCode::kDesync,
+                str_printf("message from peer rank %d (%s) with tag comm %u seq %llu step %u is "
+                           "%llu bytes, but the posted receive expects %llu bytes",
+                           p.rank, p.address.c_str(), tag.comm,
+                           static_cast<unsigned long long>(tag.seq), tag.step,
+                           static_cast<unsigned long long>(got),
+                           static_cast<unsigned long long>(expected)),
+                p.rank, static_cast<std::int64_t>(tag.seq));
+}
+
+void Engine::write_peer(Peer& p) {
+  iovec iov[kMaxIov];
+  while (!p.out.empty() && !p.is_failed()) {
+    std::size_t n_iov = 0;
+    for (auto it = p.out.begin(); it != p.out.end() && n_iov + 2 <= kMaxIov; ++it) {
+      std::size_t off = it->sent;
+      if (off < kFrameHeaderBytes)
+        iov[n_iov++] = {it->hdr + off, kFrameHeaderBytes - off};
+      std::size_t poff = off > kFrameHeaderBytes ? off - kFrameHeaderBytes : 0;
+      if (it->payload_len > poff)
+        iov[n_iov++] = {const_cast<std::uint8_t*>(it->payload) + poff, it->payload_len - poff};
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = n_iov;
+    ssize_t n = ::sendmsg(p.fd.get(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      int err = errno;
+      read_peer(p);  // deliver whatever the peer sent before it went away
+      Status st = err == EPIPE ? lost_status(p)
+                               : Status(ErrorCode::kPeerLost,
+                                        str_printf("peer rank %d (%s) connection lost: %s", p.rank,
+                                                   p.address.c_str(), std::strerror(err)),
+                                        p.rank);
+      fail_peer(p, st);
+      return;
+    }
+    auto left = static_cast<std::size_t>(n);
+    while (left > 0) {
+      OutFrame& f = p.out.front();
+      std::size_t take = std::min(left, f.total() - f.sent);
+      f.sent += take;
+      left -= take;
+      if (f.sent < f.total()) break;
+      if (f.op != nullptr) complete(f.op, Status::ok());
+      p.out.pop_front();
+      cv_.notify_all();
+    }
+  }
+}
+
+void Engine::read_peer(Peer& p) {
+  std::uint64_t budget = kReadBudget;
+  while (!p.is_failed() && budget > 0) {
+    std::uint8_t* dst;
+    std::size_t want;
+    if (!p.in_body) {
+      dst = p.in_hdr + p.in_hdr_got;
+      want = kFrameHeaderBytes - p.in_hdr_got;
+    } else {
+      std::uint64_t left = p.in_frame.length - p.in_pos;
+      switch (p.in_sink) {
+        case Peer::Sink::kOp: dst = p.in_op->recv_data + p.in_pos; break;
+        case Peer::Sink::kUnexpected: dst = p.in_buf.data() + p.in_pos; break;
+        default: dst = scratch_.data(); left = std::min<std::uint64_t>(left, scratch_.size());
+      }
+      want = static_cast<std::size_t>(std::min<std::uint64_t>(left, budget));
+    }
+    ssize_t n = ::recv(p.fd.get(), dst, want, MSG_DONTWAIT);
+    if (n == 0) return fail_peer(p, lost_status(p));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      return fail_peer(p, Status(ErrorCode::kPeerLost,
+                                 str_printf("peer rank %d (%s) connection lost: %s", p.rank,
+                                            p.address.c_str(), std::strerror(errno)),
+                                 p.rank));
+    }
+    budget -= std::min<std::uint64_t>(budget, static_cast<std::uint64_t>(n));
+    if (!p.in_body) {
+      p.in_hdr_got += static_cast<std::size_t>(n);
+      if (p.in_hdr_got == kFrameHeaderBytes) {
+        p.in_hdr_got = 0;
+        on_header(p);
+      }
+    } else {
+      p.in_pos += static_cast<std::uint64_t>(n);
+      if (p.in_pos == p.in_frame.length) finish_body(p);
+    }
+  }
+}
+
+void Engine::on_header(Peer& p) {
+  FrameHeader h = decode_frame(p.in_hdr);
+  Status st = validate_frame(h, job_token_, eager_bytes_);
+  if (st.is_ok() && h.kind == FrameKind::kHello) st = Status(ErrorCode::kIo, "unexpected hello");
+  if (!st.is_ok()) {
+    return fail_peer(p, Status(ErrorCode::kIo,
+                               str_printf("peer rank %d (%s) sent a malformed frame: %s", p.rank,
+                                          p.address.c_str(), st.message().c_str()),
+                               p.rank));
+  }
+  CHORUS_LOG(TRACE, Net, "rank %d <- %d %s comm %u seq %llu step %u len %llu", rank_, p.rank,
+             frame_kind_name(h.kind), h.tag.comm, static_cast<unsigned long long>(h.tag.seq),
+             h.tag.step, static_cast<unsigned long long>(h.length));
+  switch (h.kind) {
+    case FrameKind::kEager: return on_eager(p, h);
+    case FrameKind::kRts: return on_rts(p, h);
+    case FrameKind::kCts: return on_cts(p, h);
+    case FrameKind::kData: return on_data(p, h);
+    case FrameKind::kNack: return on_nack(p, h);
+    case FrameKind::kCancel: return on_cancel(p, h);
+    default: return;
+  }
+}
+
+void Engine::begin_body(Peer& p, Peer::Sink sink, Op* op) {
+  p.in_sink = sink;
+  p.in_op = op;
+  p.in_pos = 0;
+  if (op != nullptr) op->where = Op::Where::kReading;
+  if (sink == Peer::Sink::kUnexpected) p.in_buf.resize(p.in_frame.length);
+  p.in_body = true;
+  if (p.in_frame.length == 0) finish_body(p);
+}
+
+void Engine::finish_body(Peer& p) {
+  p.in_body = false;
+  Op* op = std::exchange(p.in_op, nullptr);
+  if (p.in_sink == Peer::Sink::kOp) {
+    complete(op, Status::ok());
+    cv_.notify_all();
+  } else if (p.in_sink == Peer::Sink::kUnexpected) {
+    // A receive may have been posted while this payload was arriving; it matches first.
+    Unexpected u{p.in_frame.tag, false, 0, p.in_frame.length, std::move(p.in_buf)};
+    p.in_buf = {};
+    if (Op* r = take_by_tag(p.posted, u.tag)) {
+      if (u.length != r->bytes) return complete(r, desync_status(p, u.tag, u.length, r->bytes));
+      if (u.length > 0) std::memcpy(r->recv_data, u.data.data(), u.length);
+      complete(r, Status::ok());
+      cv_.notify_all();
+      return;
+    }
+    p.unexpected.push_back(std::move(u));
+  }
+}
+
+void Engine::on_eager(Peer& p, const FrameHeader& h) {
+  p.in_frame = h;
+  Op* op = take_by_tag(p.posted, h.tag);
+  if (op == nullptr) return begin_body(p, Peer::Sink::kUnexpected, nullptr);
+  if (op->bytes != h.length) {
+    complete(op, desync_status(p, h.tag, h.length, op->bytes));
+    return begin_body(p, Peer::Sink::kDiscard, nullptr);
+  }
+  begin_body(p, Peer::Sink::kOp, op);
+}
+
+void Engine::on_rts(Peer& p, const FrameHeader& h) {
+  Op* op = take_by_tag(p.posted, h.tag);
+  if (op == nullptr) {
+    p.unexpected.push_back(Unexpected{h.tag, true, h.arg, h.length, {}});
+    return;
+  }
+  answer_rts(p, op, h.arg, h.length);
+}
+
+void Engine::on_cts(Peer& p, const FrameHeader& h) {
+  Op* op = take_by_id(p.await_cts, h.arg);
+  if (op == nullptr) return;  // the send was cancelled; a CANCEL is on its way
+  FrameHeader d;
+  d.kind = FrameKind::kData;
+  d.job_token = job_token_;
+  d.tag = op->tag;
+  d.length = op->bytes;
+  d.arg = op->rdv_id;
+  OutFrame& f = p.out.emplace_back();
+  f.kind = FrameKind::kData;
+  f.rdv_id = op->rdv_id;
+  f.payload = op->send_data;
+  f.payload_len = op->bytes;
+  f.op = op;
+  op->where = Op::Where::kOutQueue;
+  encode_frame(d, f.hdr);
+}
+
+void Engine::on_data(Peer& p, const FrameHeader& h) {
+  p.in_frame = h;
+  Op* op = take_by_id(p.await_data, h.arg);
+  if (op == nullptr) return begin_body(p, Peer::Sink::kDiscard, nullptr);  // recv cancelled
+  if (op->bytes != h.length) {
+    complete(op, desync_status(p, h.tag, h.length, op->bytes));
+    return begin_body(p, Peer::Sink::kDiscard, nullptr);
+  }
+  begin_body(p, Peer::Sink::kOp, op);
+}
+
+void Engine::on_nack(Peer& p, const FrameHeader& h) {
+  Op* op = take_by_id(p.await_cts, h.arg);
+  if (op == nullptr) return;
+  complete(op, Status(ErrorCode::kDesync,
+                      str_printf("peer rank %d (%s) expected %llu bytes for tag comm %u seq %llu "
+                                 "step %u, but this rank sent %zu bytes",
+                                 p.rank, p.address.c_str(),
+                                 static_cast<unsigned long long>(h.length), h.tag.comm,
+                                 static_cast<unsigned long long>(h.tag.seq), h.tag.step, op->bytes),
+                      p.rank, static_cast<std::int64_t>(h.tag.seq)));
+  cv_.notify_all();
+}
+
+void Engine::on_cancel(Peer& p, const FrameHeader& h) {
+  auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
+                         [&](const Unexpected& u) { return u.rts && u.rdv_id == h.arg; });
+  if (it != p.unexpected.end()) {
+    p.unexpected.erase(it);
+    return;
+  }
+  Op* op = take_by_id(p.await_data, h.arg);
+  if (op == nullptr) return;
+  complete(op, Status(ErrorCode::kAborted,
+                      str_printf("peer rank %d (%s) cancelled its send with tag comm %u seq %llu "
+                                 "step %u",
+                                 p.rank, p.address.c_str(), h.tag.comm,
+                                 static_cast<unsigned long long>(h.tag.seq), h.tag.step),
+                      p.rank, static_cast<std::int64_t>(h.tag.seq)));
+  cv_.notify_all();
+}
+
+}  // namespace chorus::tcp

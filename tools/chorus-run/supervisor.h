@@ -1,0 +1,61 @@
+// Watches the launched ranks: copies their output, forwards signals, enforces the
+// timeout, and stops every rank as soon as one fails.
+#pragma once
+#include <sys/types.h>
+
+#include <chrono>
+#include <vector>
+
+#include "output_tagger.h"
+
+namespace chorus_run {
+
+class Supervisor {
+ public:
+  // `signal_fd` delivers SIGINT/SIGTERM/SIGHUP/SIGCHLD (see signals.h).
+  // `timeout_s` <= 0 means no timeout.
+  Supervisor(int signal_fd, double timeout_s);
+
+  // Takes over a started rank. `out_fd`/`err_fd` are its output pipes (owned), or -1
+  // when the rank writes to chorus-run's stdout/stderr directly.
+  void add_rank(int rank, pid_t pid, int out_fd, int err_fd);
+  // Stops every rank (SIGTERM, then SIGKILL) and makes run() return `exit_code`.
+  void terminate_all(int exit_code);
+  // Runs until every rank has exited and been reaped, then kills what is left in
+  // their process groups and drains their output. Returns chorus-run's exit code:
+  // 0 when every rank exited 0; else the first failing rank's status (128 + signal
+  // when killed), 124 on timeout, 128 + signal when chorus-run was interrupted.
+  int run();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Rank {
+    int rank;
+    pid_t pid;
+    bool alive;
+    std::vector<TaggedStream> streams;
+  };
+
+  void poll_once();
+  void handle_signals();
+  void reap();
+  void report_failures(const std::vector<std::pair<int, int>>& failed);
+  void begin_termination(int sig);
+  void check_deadlines();
+  void kill_process_groups(int sig);
+  void drain_output();
+  bool any_alive() const;
+  int poll_timeout_ms() const;
+
+  int signal_fd_;
+  std::vector<Rank> ranks_;
+  bool has_deadline_;
+  double timeout_s_;
+  Clock::time_point deadline_;
+  bool terminating_ = false;
+  bool killed_ = false;
+  Clock::time_point kill_at_;
+  int exit_code_ = 0;
+};
+
+}  // namespace chorus_run
