@@ -9,7 +9,13 @@ namespace chorus::core {
 
 CommConfig resolve_config(const Options& options, const config::Config& cfg) {
   static std::once_flag log_once;
-  std::call_once(log_once, [&] { diag::log_configure(cfg.debug, cfg.debug_subsys, cfg.debug_file); });
+  std::call_once(log_once, [&] {
+    diag::log_configure(cfg.debug, cfg.debug_subsys, cfg.debug_file);
+    for (const auto& p : config::params()) {
+      auto v = config::Environment::process().get(p.name);
+      if (v) CHORUS_LOG(INFO, Env, "%s set by environment to '%s'", p.name, v->c_str());
+    }
+  });
 
   CommConfig c;
   c.timeout = options.timeout.count() > 0 ? options.timeout

@@ -25,7 +25,7 @@ TEST_P(ReduceCollectives, AllReduce) {
     const int n = comm.size(), r = comm.rank();
     std::uint64_t digest = 0;
     int salt = 0;
-    for (const Combo& c : reduce_grid(n, 2)) {
+    for (const Combo& c : reduce_grid(n, 2, false)) {
       ++salt;
       const char* where = c.placement == 0 ? "out-of-place" : "in-place";
       std::string what = label("all_reduce", c.dtype, to_string(c.op), c.count, where);
@@ -52,9 +52,8 @@ TEST_P(ReduceCollectives, Reduce) {
   const int n = GetParam();
   auto body = [](Communicator& comm) {
     const int n = comm.size(), r = comm.rank();
-    std::uint64_t digest = 0;
     int salt = 0;
-    for (const Combo& c : reduce_grid(n, 2)) {
+    for (const Combo& c : reduce_grid(n, 2, false)) {
       ++salt;
       const int root = salt % n;
       const char* where = c.placement == 0 ? "out-of-place (recv=nullptr off root)" : "in-place";
@@ -71,16 +70,11 @@ TEST_P(ReduceCollectives, Reduce) {
         std::string bad = compare(c.dtype, result.data(), want.data(), c.count);
         check(bad.empty(), what + ": " + bad);
         check(result.guard_damage(what).empty(), result.guard_damage(what));
-        digest = hash_bytes(result.data(), result.bytes(), digest);
       } else if (c.placement == 0) {
         check(compare(c.dtype, send.data(), keep.data(), c.count).empty(),
               what + ": the send buffer of a non-root rank was modified");
       }
     }
-    // Each rank folded in the results it received as root; compare the roots' view via a
-    // deterministic recomputation is not possible, so only check they are consistent in
-    // shape: a further all_gather of the digests must succeed.
-    expect_gather_works(comm, digest);
   };
   EXPECT_TRUE(chorus::testing::all_ok(RankRunner::run(n, body, deadline_for(n))));
 }
@@ -89,11 +83,10 @@ TEST_P(ReduceCollectives, ReduceScatter) {
   const int n = GetParam();
   auto body = [](Communicator& comm) {
     const int n = comm.size(), r = comm.rank();
-    std::uint64_t digest = 0;
     int salt = 0;
     static const char* kWhere[] = {"out-of-place", "in-place (recv = send + rank*count)",
                                    "in-place (recv = send)"};
-    for (const Combo& c : reduce_grid(n, 3)) {
+    for (const Combo& c : reduce_grid(n, 3, true)) {
       ++salt;
       std::string what = label("reduce_scatter", c.dtype, to_string(c.op), c.count,
                                kWhere[c.placement]);
@@ -113,9 +106,7 @@ TEST_P(ReduceCollectives, ReduceScatter) {
             what + ": wrote past the end of a buffer");
       if (c.placement == 0) check(compare(c.dtype, send.data(), keep.data(), total).empty(),
                                   what + ": the send buffer was modified");
-      digest = hash_bytes(out, c.count * elem_size(c.dtype), digest);
     }
-    expect_gather_works(comm, digest);
   };
   EXPECT_TRUE(chorus::testing::all_ok(RankRunner::run(n, body, deadline_for(n))));
 }

@@ -1,0 +1,190 @@
+// Ring algorithms: reduce_scatter, all_gather, and all_reduce = reduce-scatter followed
+// by all-gather. Each step moves one block to the right neighbour in chunks; a chunk is
+// forwarded as soon as it has arrived (and been reduced), so the ring stays pipelined.
+#include <cstring>
+#include <vector>
+
+#include "algo/algorithm.h"
+#include "algo/chunking.h"
+#include "algo/patterns.h"
+#include "kernels/reduce.h"
+
+namespace chorus::algo {
+
+namespace {
+
+using transport::RequestPtr;
+
+// Where block i lives: uniform blocks of `count` (reduce_scatter / all_gather) or the
+// near-equal split of `count` into n blocks (all_reduce).
+struct Layout {
+  std::size_t count;
+  int n;
+  bool uniform;
+  Block block(int i) const {
+    return uniform ? Block{static_cast<std::size_t>(i) * count, count} : split_block(count, n, i);
+  }
+  std::size_t max_block() const { return uniform ? count : split_block(count, n, 0).count; }
+};
+
+// Reduce-scatter over the n blocks of `src`; rank r's reduced block (not finalized) is
+// written to `out`, which may be exactly src's block r. Uses steps [step0, step0 + (n-1)*mc).
+Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src, char* out,
+                    const Layout& lay, std::uint32_t step0) {
+  const int r = t.rank(), n = t.size(), next = ring_next(r, n), prev = ring_prev(r, n);
+  const std::size_t esz = elem_bytes(a);
+  const Chunking ch = make_chunking(a, lay.max_block());
+  const std::size_t mc = ch.chunks(lay.max_block());
+  auto step = [&](int s, std::size_t c) {
+    return a.tag(step0 + static_cast<std::uint32_t>(s * mc + c));
+  };
+  std::vector<char> tmp[2] = {std::vector<char>(lay.max_block() * esz),
+                              std::vector<char>(n > 2 ? lay.max_block() * esz : 0)};
+  std::vector<std::vector<RequestPtr>> sends(n);
+  // Step 0 sends block r-1 straight from the input.
+  const Block first = lay.block(mod(r - 1, n));
+  for (std::size_t c = 0; c < ch.chunks(first.count); ++c) {
+    const Block k = ch.chunk(first.count, c);
+    CHORUS_ASSIGN_OR_RETURN(RequestPtr s, t.post_send(next, step(0, c),
+                                                      src + (first.offset + k.offset) * esz,
+                                                      k.count * esz));
+    sends[0].push_back(std::move(s));
+  }
+  for (int s = 0; s < n - 1; ++s) {
+    const bool last = s == n - 2;
+    const Block b = lay.block(mod(r - s - 2, n));
+    char* buf = tmp[s % 2].data();
+    // tmp[s % 2] was the source of step s-1's sends (posted during step s-2).
+    if (s >= 1) CHORUS_RETURN_IF_ERROR(wait_all(t, sends[s - 1], a.deadline));
+    std::vector<RequestPtr> recvs;
+    for (std::size_t c = 0; c < ch.chunks(b.count); ++c) {
+      const Block k = ch.chunk(b.count, c);
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_recv(prev, step(s, c), buf + k.offset * esz,
+                                                        k.count * esz));
+      recvs.push_back(std::move(q));
+    }
+    for (std::size_t c = 0; c < recvs.size(); ++c) {
+      const Block k = ch.chunk(b.count, c);
+      CHORUS_RETURN_IF_ERROR(transport::wait_one(t, recvs[c].get(), a.deadline));
+      char* dst = (last ? out : buf) + k.offset * esz;
+      kernels::reduce(dst, buf + k.offset * esz, src + (b.offset + k.offset) * esz, k.count,
+                      a.dtype, a.op);
+      if (!last) {
+        CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_send(next, step(s + 1, c), dst,
+                                                          k.count * esz));
+        sends[s + 1].push_back(std::move(q));
+      }
+    }
+  }
+  for (auto& v : sends) CHORUS_RETURN_IF_ERROR(wait_all(t, v, a.deadline));
+  return Status();
+}
+
+// All-gather over the n blocks of `buf`, whose block r is already filled. All receives
+// are posted up front (they land in their final place); a chunk received in step s is
+// forwarded in step s+1 as soon as it arrives. Uses steps [step0, step0 + (n-1)*mc).
+Status ring_ag_core(transport::Transport& t, const CollArgs& a, char* buf, const Layout& lay,
+                    std::uint32_t step0) {
+  const int r = t.rank(), n = t.size(), next = ring_next(r, n), prev = ring_prev(r, n);
+  const std::size_t esz = elem_bytes(a);
+  const Chunking ch = make_chunking(a, lay.max_block());
+  const std::size_t mc = ch.chunks(lay.max_block());
+  auto step = [&](int s, std::size_t c) {
+    return a.tag(step0 + static_cast<std::uint32_t>(s * mc + c));
+  };
+  std::vector<std::vector<RequestPtr>> recvs(n);
+  for (int s = 0; s < n - 1; ++s) {
+    const Block b = lay.block(mod(r - s - 1, n));
+    for (std::size_t c = 0; c < ch.chunks(b.count); ++c) {
+      const Block k = ch.chunk(b.count, c);
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_recv(prev, step(s, c),
+                                                        buf + (b.offset + k.offset) * esz,
+                                                        k.count * esz));
+      recvs[s].push_back(std::move(q));
+    }
+  }
+  std::vector<RequestPtr> sends;
+  const Block own = lay.block(r);
+  for (std::size_t c = 0; c < ch.chunks(own.count); ++c) {
+    const Block k = ch.chunk(own.count, c);
+    CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_send(next, step(0, c),
+                                                      buf + (own.offset + k.offset) * esz,
+                                                      k.count * esz));
+    sends.push_back(std::move(q));
+  }
+  for (int s = 0; s + 1 < n - 1; ++s) {
+    const Block b = lay.block(mod(r - s - 1, n));
+    for (std::size_t c = 0; c < recvs[s].size(); ++c) {
+      const Block k = ch.chunk(b.count, c);
+      CHORUS_RETURN_IF_ERROR(transport::wait_one(t, recvs[s][c].get(), a.deadline));
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_send(next, step(s + 1, c),
+                                                        buf + (b.offset + k.offset) * esz,
+                                                        k.count * esz));
+      sends.push_back(std::move(q));
+    }
+  }
+  for (auto& v : recvs) CHORUS_RETURN_IF_ERROR(wait_all(t, v, a.deadline));
+  return wait_all(t, sends, a.deadline);
+}
+
+bool overlaps(const char* a, std::size_t an, const char* b, std::size_t bn) {
+  return a < b + bn && b < a + an;
+}
+
+}  // namespace
+
+Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a) {
+  const int r = t.rank(), n = t.size();
+  const std::size_t esz = elem_bytes(a), bytes = a.count * esz;
+  if (a.count == 0) return Status();
+  const char* src = static_cast<const char*>(a.send);
+  char* recv = static_cast<char*>(a.recv);
+  if (n == 1) {
+    copy_if_distinct(recv, src, bytes);
+    kernels::finalize(recv, a.count, a.dtype, a.op, n);
+    return Status();
+  }
+  // recv == send (not block r) overlaps input still being sent: reduce into scratch.
+  std::vector<char> scratch;
+  char* out = recv;
+  if (recv != src + r * bytes && overlaps(recv, bytes, src, bytes * n)) {
+    scratch.resize(bytes);
+    out = scratch.data();
+  }
+  CHORUS_RETURN_IF_ERROR(ring_rs_core(t, a, src, out, Layout{a.count, n, true}, 0));
+  kernels::finalize(out, a.count, a.dtype, a.op, n);
+  if (out != recv) std::memcpy(recv, out, bytes);
+  return Status();
+}
+
+Status ring_all_gather(transport::Transport& t, const CollArgs& a) {
+  const int r = t.rank(), n = t.size();
+  const std::size_t bytes = a.count * elem_bytes(a);
+  if (a.count == 0) return Status();
+  char* recv = static_cast<char*>(a.recv);
+  copy_if_distinct(recv + r * bytes, a.send, bytes);
+  if (n == 1) return Status();
+  return ring_ag_core(t, a, recv, Layout{a.count, n, true}, 0);
+}
+
+Status ring_all_reduce(transport::Transport& t, const CollArgs& a) {
+  const int r = t.rank(), n = t.size();
+  const std::size_t esz = elem_bytes(a);
+  if (a.count == 0) return Status();
+  char* recv = static_cast<char*>(a.recv);
+  if (n == 1) {
+    copy_if_distinct(recv, a.send, a.count * esz);
+    kernels::finalize(recv, a.count, a.dtype, a.op, n);
+    return Status();
+  }
+  const Layout lay{a.count, n, false};
+  const Block own = lay.block(r);
+  char* out = recv + own.offset * esz;
+  CHORUS_RETURN_IF_ERROR(
+      ring_rs_core(t, a, static_cast<const char*>(a.send), out, lay, 0));
+  kernels::finalize(out, own.count, a.dtype, a.op, n);
+  const std::size_t mc = make_chunking(a, lay.max_block()).chunks(lay.max_block());
+  return ring_ag_core(t, a, recv, lay, static_cast<std::uint32_t>((n - 1) * mc));
+}
+
+}  // namespace chorus::algo

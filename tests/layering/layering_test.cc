@@ -1,0 +1,101 @@
+// Checks every #include "..." in src/ and tools/ against the allowed dependency table of
+// docs/ARCHITECTURE.md: a room may include only itself and the rooms below it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// room -> rooms it may include (besides itself and the public include/chorus headers).
+const std::map<std::string, std::set<std::string>>& allowed() {
+  static const std::map<std::string, std::set<std::string>> table = {
+      {"util", {}},
+      {"config", {"util"}},
+      {"diag", {"util", "config"}},
+      {"kernels", {"util"}},
+      {"transport", {"util", "config", "diag"}},
+      {"transport/tcp", {"util", "config", "diag", "transport"}},
+      {"transport/testing", {"util", "config", "diag", "transport"}},
+      {"algo", {"util", "config", "diag", "transport", "kernels", "transport/testing"}},
+      {"bootstrap", {"util", "config", "diag"}},
+      {"core", {"util", "config", "diag", "transport", "transport/tcp", "algo", "bootstrap",
+                "kernels"}},
+      {"api", {"util", "config", "diag", "transport", "algo", "bootstrap", "core", "kernels"}},
+  };
+  return table;
+}
+
+// The room of an included path such as "transport/tcp/frame.h" or "algo/ring.h".
+std::string room_of(const std::string& include) {
+  for (const char* sub : {"transport/tcp/", "transport/testing/"})
+    if (include.rfind(sub, 0) == 0) return std::string(sub).substr(0, std::string(sub).size() - 1);
+  return include.substr(0, include.find('/'));
+}
+
+TEST(LayeringTest, RoomsIncludeOnlyRoomsBelowThem) {
+  const fs::path src = fs::path(CHORUS_SOURCE_DIR) / "src";
+  const std::regex include_re("^\\s*#\\s*include\\s+\"([^\"]+)\"");
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    const auto ext = entry.path().extension();
+    if (ext != ".cc" && ext != ".h") continue;
+    const std::string rel = fs::relative(entry.path().parent_path(), src).string();
+    ASSERT_TRUE(allowed().count(rel)) << "room " << rel << " is missing from the layering table";
+    const auto& ok = allowed().at(rel);
+    std::ifstream in(entry.path());
+    std::string line;
+    ++files;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_re)) continue;
+      const std::string inc = m[1];
+      if (inc.rfind("chorus/", 0) == 0) continue;  // public headers
+      const std::string room = room_of(inc);
+      if (room == rel || ok.count(room)) continue;
+      ADD_FAILURE() << entry.path().string() << " (room " << rel << ") includes \"" << inc
+                    << "\" from room " << room;
+    }
+  }
+  EXPECT_GT(files, 20);
+}
+
+TEST(LayeringTest, ToolsUseOnlyThePublicApi) {
+  const fs::path tools = fs::path(CHORUS_SOURCE_DIR) / "tools";
+  const std::regex include_re("^\\s*#\\s*include\\s+\"([^\"]+)\"");
+  for (const auto& entry : fs::recursive_directory_iterator(tools)) {
+    const auto ext = entry.path().extension();
+    if (ext != ".cc" && ext != ".h" && ext != ".cpp") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_re)) continue;
+      const std::string inc = m[1];
+      const std::string room = room_of(inc);
+      EXPECT_FALSE(allowed().count(room))
+          << entry.path().string() << " includes internal header \"" << inc << "\"";
+    }
+  }
+}
+
+TEST(LayeringTest, OnlyConfigReadsTheEnvironment) {
+  const fs::path src = fs::path(CHORUS_SOURCE_DIR) / "src";
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    const auto ext = entry.path().extension();
+    if (ext != ".cc" && ext != ".h") continue;
+    if (entry.path().filename().string().find("_test") != std::string::npos) continue;
+    if (fs::relative(entry.path().parent_path(), src) == "config") continue;
+    std::ifstream in(entry.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.find("getenv("), std::string::npos) << entry.path().string() << " calls getenv";
+  }
+}
+
+}  // namespace
