@@ -1,1 +1,166 @@
-// Placeholder until algorithms land.
+// Selector: the automatic algorithm choice per collective, and the CHORUS_ALGO override
+// ("ring" for every collective that has a ring, or "all_reduce:rhd,broadcast:tree").
+#include "algo/selector.h"
+
+#include <string_view>
+
+namespace chorus::algo {
+
+namespace {
+
+constexpr int kNumKinds = 12;
+
+struct Entry {
+  CollKind kind;
+  const char* name;
+  CollFn fn;
+};
+
+// Every (collective, algorithm) pair that exists; the first entry of a kind is its default.
+constexpr Entry kTable[] = {
+    {CollKind::kAllReduce, "ring", ring_all_reduce},
+    {CollKind::kAllReduce, "rhd", rhd_all_reduce},
+    {CollKind::kAllReduce, "tree", tree_all_reduce},
+    {CollKind::kReduce, "tree", tree_reduce},
+    {CollKind::kBroadcast, "tree", tree_broadcast},
+    {CollKind::kAllGather, "ring", ring_all_gather},
+    {CollKind::kReduceScatter, "ring", ring_reduce_scatter},
+    {CollKind::kAllToAll, "pairwise", pairwise_all_to_all},
+    {CollKind::kAllToAllV, "pairwise", pairwise_all_to_all_v},
+    {CollKind::kGather, "direct", direct_gather},
+    {CollKind::kScatter, "direct", direct_scatter},
+    {CollKind::kBarrier, "dissemination", dissemination_barrier},
+};
+
+const Entry* find(CollKind kind, std::string_view name) {
+  for (const Entry& e : kTable) {
+    if (e.kind == kind && name == e.name) return &e;
+  }
+  return nullptr;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string known_names() {
+  std::string out;
+  for (const Entry& e : kTable) {
+    if (out.find(std::string(e.name)) != std::string::npos) continue;
+    if (!out.empty()) out += ", ";
+    out += e.name;
+  }
+  return out;
+}
+
+std::string names_for(CollKind kind) {
+  std::string out;
+  for (const Entry& e : kTable) {
+    if (e.kind != kind) continue;
+    if (!out.empty()) out += ", ";
+    out += e.name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+Status bad_spec(const std::string& spec, const std::string& why) {
+  return invalid_argument("CHORUS_ALGO='" + spec + "': " + why);
+}
+
+}  // namespace
+
+const char* to_string(CollKind k) {
+  switch (k) {
+    case CollKind::kAllReduce: return "all_reduce";
+    case CollKind::kReduce: return "reduce";
+    case CollKind::kBroadcast: return "broadcast";
+    case CollKind::kAllGather: return "all_gather";
+    case CollKind::kReduceScatter: return "reduce_scatter";
+    case CollKind::kAllToAll: return "all_to_all";
+    case CollKind::kAllToAllV: return "all_to_all_v";
+    case CollKind::kGather: return "gather";
+    case CollKind::kScatter: return "scatter";
+    case CollKind::kBarrier: return "barrier";
+    case CollKind::kSend: return "send";
+    case CollKind::kRecv: return "recv";
+  }
+  return "invalid";
+}
+
+Result<Selector> Selector::create(const SelectorConfig& cfg) {
+  Selector sel;
+  sel.cfg_ = cfg;
+  const std::string& spec = cfg.override_spec;
+  const std::string_view whole = trim(spec);
+  if (whole.empty() || whole == "auto") return sel;
+  if (whole.find(':') == std::string_view::npos) {
+    // One name: applies to every collective that has an algorithm of that name.
+    bool any = false;
+    for (int k = 0; k < kNumKinds; ++k) {
+      if (const Entry* e = find(static_cast<CollKind>(k), whole)) {
+        sel.forced_[k] = e->name;
+        any = true;
+      }
+    }
+    if (!any) {
+      return bad_spec(spec, "unknown algorithm '" + std::string(whole) +
+                                "' (known: " + known_names() + ")");
+    }
+    return sel;
+  }
+  std::string_view rest = whole;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    const std::size_t colon = item.find(':');
+    if (colon == std::string_view::npos) {
+      return bad_spec(spec, "entry '" + std::string(item) + "' is not collective:algorithm");
+    }
+    const std::string_view kind_name = trim(item.substr(0, colon));
+    const std::string_view algo_name = trim(item.substr(colon + 1));
+    int kind = -1;
+    for (int k = 0; k < kNumKinds; ++k) {
+      if (kind_name == to_string(static_cast<CollKind>(k))) kind = k;
+    }
+    if (kind < 0 || kind == static_cast<int>(CollKind::kSend) ||
+        kind == static_cast<int>(CollKind::kRecv)) {
+      return bad_spec(spec, "unknown collective '" + std::string(kind_name) + "'");
+    }
+    if (algo_name == "auto") {
+      sel.forced_[kind] = nullptr;
+      continue;
+    }
+    const Entry* e = find(static_cast<CollKind>(kind), algo_name);
+    if (e == nullptr) {
+      return bad_spec(spec, "unknown algorithm '" + std::string(algo_name) + "' for " +
+                                std::string(kind_name) + " (known: " +
+                                names_for(static_cast<CollKind>(kind)) + ")");
+    }
+    sel.forced_[kind] = e->name;
+  }
+  return sel;
+}
+
+Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks) const {
+  const int k = static_cast<int>(kind);
+  if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
+  if (forced_[k] != nullptr) {
+    const Entry* e = find(kind, forced_[k]);
+    return Choice{e->name, e->fn};
+  }
+  if (kind == CollKind::kAllReduce) {
+    // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.
+    const Entry* e = find(kind, bytes <= cfg_.small_bytes && nranks > 2 ? "rhd" : "ring");
+    return Choice{e->name, e->fn};
+  }
+  for (const Entry& e : kTable) {
+    if (e.kind == kind) return Choice{e.name, e.fn};
+  }
+  return Choice{"none", nullptr};  // send / recv: point-to-point, no algorithm
+}
+
+}  // namespace chorus::algo

@@ -7,7 +7,7 @@
 
 namespace chorus::bootstrap {
 
-// Serves the store protocol (docs/WIRE.md) on a background thread until destroyed.
+// Serves the store protocol (docs/STORE.md) on a background thread until destroyed.
 class TcpStoreServer {
  public:
   // Binds host:port (port 0 = any); kIo on failure.

@@ -15,6 +15,7 @@
 #include "bootstrap/file_store.h"
 #include "bootstrap/store_protocol.h"
 #include "bootstrap/tcp_store.h"
+#include "diag/log.h"
 
 namespace chorus::bootstrap {
 namespace {
@@ -23,6 +24,12 @@ using namespace std::chrono_literals;
 
 Bytes b(const std::string& s) { return Bytes(s.begin(), s.end()); }
 std::string s(const Bytes& v) { return std::string(v.begin(), v.end()); }
+
+// Silences the expected "dropping client" warnings for one test.
+struct QuietLog {
+  int saved = diag::g_log_level.exchange(0);
+  ~QuietLog() { diag::g_log_level.store(saved); }
+};
 
 class TcpStoreTest : public ::testing::Test {
  protected:
@@ -88,7 +95,7 @@ TEST_F(TcpStoreTest, GetWaitsForLaterSetFromAnotherThread) {
     std::this_thread::sleep_for(50ms);
     EXPECT_TRUE(writer->set("late", b("v")).is_ok());
     std::this_thread::sleep_for(20ms);
-    EXPECT_TRUE(writer->add("late2", 3).is_ok());
+    EXPECT_TRUE(writer->add("late2", 3).has_value());
   });
   auto v = reader->get("late", Deadline::after(5s));
   EXPECT_TRUE(reader->wait({"late", "late2"}, Deadline::after(5s)).is_ok());
@@ -176,6 +183,7 @@ void expect_dropped(int fd, const Bytes& bytes) {
 }
 
 TEST_F(TcpStoreTest, GarbageClientsAreDroppedOthersKeepWorking) {
+  QuietLog quiet;
   auto good = client();
   ASSERT_TRUE(good->set("x", b("1")).is_ok());
   int idle = raw_connect();  // half a header, then silence: must not stall anyone
@@ -197,6 +205,26 @@ TEST_F(TcpStoreTest, GarbageClientsAreDroppedOthersKeepWorking) {
   EXPECT_EQ(s(good->get("x", Deadline::after(2s)).value()), "1");
   EXPECT_EQ(s(client()->get("x", Deadline::after(2s)).value()), "1");
   ::close(idle);
+}
+
+TEST_F(TcpStoreTest, RandomBodiesNeverCrashTheServer) {
+  QuietLog quiet;
+  std::uint32_t seed = 12345;
+  auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+  for (int round = 0; round < 60; ++round) {
+    Bytes frame;
+    Bytes body((next() >> 16) % 48);
+    for (auto& x : body) x = static_cast<std::uint8_t>(next() >> 24);
+    if (body.size() >= 4 && round % 2 == 0) body[0] = static_cast<std::uint8_t>((next() >> 16) % body.size());
+    proto::put_header(frame, static_cast<std::uint16_t>(1 + round % 5), 7, static_cast<std::uint32_t>(body.size()));
+    frame.insert(frame.end(), body.begin(), body.end());
+    int fd = raw_connect();
+    ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
+    ::close(fd);
+  }
+  auto st = client();
+  ASSERT_TRUE(st->set("alive", b("yes")).is_ok());
+  EXPECT_EQ(s(st->get("alive", Deadline::after(2s)).value()), "yes");
 }
 
 TEST_F(TcpStoreTest, ServerGoneFailsCallsWithoutHanging) {

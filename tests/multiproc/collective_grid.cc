@@ -12,7 +12,7 @@ std::vector<Combo> reduce_grid(int nranks, int placements, bool per_block) {
   int turn = 0;
   for (DataType t : kAllTypes) {
     for (ReduceOp op : kAllOps) {
-      for (std::size_t count : kSmallCounts) {
+      for (std::size_t count : kCounts) {
         if (count < 2) {
           g.push_back({t, op, count, turn++ % placements});
           continue;
@@ -23,23 +23,20 @@ std::vector<Combo> reduce_grid(int nranks, int placements, bool per_block) {
   }
   const int blocks = per_block ? nranks : 1;
   g.push_back({DataType::kFloat32, ReduceOp::kSum, big_count(DataType::kFloat32, blocks), 0});
-  if (nranks < 8) {
-    g.push_back({DataType::kInt8, ReduceOp::kMax, big_count(DataType::kInt8, blocks),
-                 placements - 1});
-    g.push_back({DataType::kBfloat16, ReduceOp::kAvg, big_count(DataType::kBfloat16, blocks), 0});
-  }
+  g.push_back({DataType::kInt8, ReduceOp::kMax, big_count(DataType::kInt8, blocks),
+               placements - 1});
+  g.push_back({DataType::kBfloat16, ReduceOp::kAvg, big_count(DataType::kBfloat16, blocks), 0});
   return g;
 }
 
 std::vector<Combo> move_grid(int nranks, int placements, int blocks) {
   std::vector<Combo> g;
   for (DataType t : kAllTypes)
-    for (std::size_t count : kSmallCounts)
+    for (std::size_t count : kCounts)
       for (int p = 0; p < placements; ++p) g.push_back({t, ReduceOp::kSum, count, p});
   g.push_back({DataType::kFloat32, ReduceOp::kSum, big_count(DataType::kFloat32, blocks), 0});
-  if (nranks < 8)
-    g.push_back({DataType::kUint8, ReduceOp::kSum, big_count(DataType::kUint8, blocks),
-                 placements - 1});
+  g.push_back({DataType::kUint8, ReduceOp::kSum, big_count(DataType::kUint8, blocks),
+               placements - 1});
   return g;
 }
 

@@ -23,12 +23,12 @@ struct Combo {
   int placement;      // 0 = out-of-place; 1.. = the collective's in-place forms
 };
 
-// Every dtype x op x {0, 1, 7, 1031} (counts 7 and 1031 in every placement, 0 and 1 in
-// one each), then a few combinations over 4 MiB (float32 sum; int8 max and bfloat16 avg
-// unless 8 ranks). per_block: the big count is split over n blocks (reduce_scatter).
+// Every dtype x op x kCounts (counts >= 7 in every placement, 0 and 1 in one each),
+// then three combinations over 4 MiB: float32 sum, int8 max (last placement), bfloat16
+// avg. per_block: the big count is split over n blocks (reduce_scatter).
 std::vector<Combo> reduce_grid(int nranks, int placements, bool per_block);
-// Every dtype x {0, 1, 7, 1031} x placement, then float32 over 4 MiB (total of
-// `blocks` blocks) in placement 0 (and uint8 in the last placement below 8 ranks).
+// Every dtype x kCounts x placement, then float32 over 4 MiB (total of `blocks`
+// blocks) in placement 0 and uint8 over 4 MiB in the last placement.
 std::vector<Combo> move_grid(int nranks, int placements, int blocks);
 
 std::chrono::milliseconds deadline_for(int nranks);

@@ -83,7 +83,11 @@ void encode(DataType t, ReduceOp op, std::int64_t v, unsigned char* dst) {
     case DataType::kUint32: { auto x = static_cast<std::uint32_t>(v); std::memcpy(dst, &x, 4); break; }
     case DataType::kInt64: std::memcpy(dst, &v, 8); break;
     case DataType::kUint64: { auto x = static_cast<std::uint64_t>(v); std::memcpy(dst, &x, 8); break; }
-    case DataType::kFloat16: { auto x = float_to_half_exact(static_cast<float>(f)); std::memcpy(dst, &x, 2); break; }
+    case DataType::kFloat16: {
+      auto x = float_to_half_exact(static_cast<float>(f));
+      std::memcpy(dst, &x, 2);
+      break;
+    }
     case DataType::kBfloat16: {
       float g = static_cast<float>(f);
       std::uint32_t bits;
@@ -218,7 +222,8 @@ std::string label(const char* coll, DataType t, const char* op, std::size_t coun
                   const char* placement, int root) {
   std::string s = std::string(coll) + " " + to_string(t);
   if (op && *op) s += std::string(" ") + op;
-  s += " count=" + std::to_string(count) + " " + placement;
+  s += " count=" + std::to_string(count);
+  if (placement && *placement) s += std::string(" ") + placement;
   if (root >= 0) s += " root=" + std::to_string(root);
   return s;
 }

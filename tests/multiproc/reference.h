@@ -17,8 +17,10 @@ inline constexpr DataType kAllTypes[] = {
     DataType::kFloat32, DataType::kFloat64};
 inline constexpr ReduceOp kAllOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin,
                                        ReduceOp::kMax, ReduceOp::kAvg};
-// Small counts every combination runs with (elements per rank / per block).
-inline constexpr std::size_t kSmallCounts[] = {0, 1, 7, 1031};
+// Counts every combination runs with (elements per rank / per block); 20011 elements
+// straddle the 64 KiB eager / small-message thresholds (20 KB for int8, 160 KB for
+// 64-bit types).
+inline constexpr std::size_t kCounts[] = {0, 1, 7, 1031, 20011};
 
 std::size_t elem_size(DataType t);
 bool is_float(DataType t);

@@ -1,5 +1,5 @@
 // TCP engine bookkeeping: posting, matching against unexpected messages, cancel,
-// completion, peer failure, abort, and the wait loop (one poller, others on a condvar).
+// completion, peer failure, abort and close.
 #include "transport/tcp/engine.h"
 
 #include <sys/eventfd.h>
@@ -71,11 +71,6 @@ void Engine::abort(const Status& reason) {
   cv_.notify_all();
 }
 
-void Engine::wake() {
-  std::uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = ::write(wake_fd_.get(), &one, sizeof(one));
-}
-
 Status Engine::lost_status(const Peer& p) const {
   return Status(ErrorCode::kPeerLost,
                 str_printf("peer rank %d (%s) closed the connection", p.rank, p.address.c_str()),
@@ -83,6 +78,8 @@ Status Engine::lost_status(const Peer& p) const {
 }
 
 void Engine::complete(Op* op, Status st) {
+  // After abort, failures caused by it (e.g. our own shutdown seen as EOF) carry its reason.
+  if (!st.is_ok() && aborted()) st = abort_status();
   op->status = std::move(st);
   op->where = Op::Where::kNone;
   op->done.store(true, std::memory_order_release);
@@ -232,78 +229,6 @@ void Engine::cancel_send(Peer& p, Op* op) {
   it->owned.assign(it->payload, it->payload + it->payload_len);
   it->payload = it->owned.data();
   it->op = nullptr;
-}
-
-Status Engine::timeout_status(std::span<Op* const> ops) const {
-  for (Op* op : ops) {
-    if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
-    const Peer& p = peers_[op->peer];
-    return Status(ErrorCode::kTimeout,
-                  str_printf("deadline passed waiting for %s %s peer rank %d (%s), tag comm %u "
-                             "seq %llu step %u, %zu bytes",
-                             op->kind == Op::Kind::kSend ? "send" : "recv",
-                             op->kind == Op::Kind::kSend ? "to" : "from", op->peer,
-                             p.address.c_str(), op->tag.comm,
-                             static_cast<unsigned long long>(op->tag.seq), op->tag.step, op->bytes),
-                  op->peer, static_cast<std::int64_t>(op->tag.seq));
-  }
-  return timeout_error("deadline passed");
-}
-
-Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
-  std::unique_lock<std::mutex> lk(mu_);
-  for (;;) {
-    bool all_done = true;
-    for (Op* op : ops) {
-      if (op == nullptr) continue;
-      if (!op->done.load(std::memory_order_acquire)) {
-        all_done = false;
-      } else if (!op->status.is_ok()) {
-        return op->status;
-      }
-    }
-    if (all_done) return Status::ok();
-    if (aborted()) return abort_status();
-    if (deadline.expired()) return timeout_status(ops);
-    if (!polling_) {
-      polling_ = true;
-      progress_round(lk, deadline);
-      polling_ = false;
-      cv_.notify_all();
-    } else {
-      auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
-      cv_.wait_until(lk, until.at());
-    }
-  }
-}
-
-void Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline) {
-  pfds_.clear();
-  pfd_peer_.clear();
-  pfds_.push_back(pollfd{wake_fd_.get(), POLLIN, 0});
-  pfd_peer_.push_back(-1);
-  for (Peer& p : peers_) {
-    if (p.rank == rank_ || p.is_failed() || !p.fd.valid()) continue;
-    short events = POLLIN;
-    if (!p.out.empty()) events |= POLLOUT;
-    pfds_.push_back(pollfd{p.fd.get(), events, 0});
-    pfd_peer_.push_back(p.rank);
-  }
-  // pfds_ belongs to the polling thread alone, so it may be used with the lock released.
-  lk.unlock();
-  int n = ::poll(pfds_.data(), pfds_.size(), deadline.remaining_ms(50));
-  lk.lock();
-  if (n <= 0 || aborted()) return;
-  if (pfds_[0].revents & POLLIN) {
-    std::uint64_t v;
-    [[maybe_unused]] ssize_t r = ::read(wake_fd_.get(), &v, sizeof(v));
-  }
-  for (std::size_t i = 1; i < pfds_.size(); ++i) {
-    Peer& p = peers_[pfd_peer_[i]];
-    if (p.is_failed()) continue;
-    if (pfds_[i].revents & (POLLIN | POLLERR | POLLHUP)) read_peer(p);
-    if (!p.is_failed() && !p.out.empty()) write_peer(p);
-  }
 }
 
 }  // namespace chorus::tcp

@@ -1,0 +1,79 @@
+// Selector: automatic choices, CHORUS_ALGO parsing, and error messages.
+#include "algo/selector.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace chorus::algo {
+namespace {
+
+Selector make(const std::string& spec) {
+  auto r = Selector::create(SelectorConfig{64 << 10, spec});
+  EXPECT_TRUE(r.has_value()) << r.status().to_string();
+  return std::move(r).value();
+}
+
+TEST(Selector, KindNames) {
+  const char* want[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
+                        "all_to_all", "all_to_all_v", "gather", "scatter", "barrier", "send", "recv"};
+  for (int k = 0; k < 12; ++k) EXPECT_STREQ(to_string(static_cast<CollKind>(k)), want[k]);
+}
+
+TEST(Selector, AutomaticChoices) {
+  const Selector s = make("");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1024, 8).name, "rhd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 8).name, "rhd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 1, 8).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16, 2).name, "ring");
+  EXPECT_EQ(s.choose(CollKind::kAllReduce, 16, 8).fn, &rhd_all_reduce);
+  EXPECT_STREQ(s.choose(CollKind::kReduce, 1, 8).name, "tree");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1 << 30, 8).name, "tree");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 1, 8).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1, 8).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1, 8).name, "pairwise");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 1, 8).name, "pairwise");
+  EXPECT_STREQ(s.choose(CollKind::kGather, 1, 8).name, "direct");
+  EXPECT_STREQ(s.choose(CollKind::kScatter, 1, 8).name, "direct");
+  EXPECT_STREQ(s.choose(CollKind::kBarrier, 0, 8).name, "dissemination");
+  EXPECT_EQ(s.choose(CollKind::kSend, 8, 8).fn, nullptr);
+  for (int k = 0; k < 10; ++k) EXPECT_NE(s.choose(static_cast<CollKind>(k), 8, 3).fn, nullptr);
+}
+
+TEST(Selector, SingleNameAppliesWherePossible) {
+  const Selector s = make("ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16, 8).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 16, 8).name, "tree");  // has no ring
+  const Selector t = make(" tree ");
+  EXPECT_STREQ(t.choose(CollKind::kAllReduce, 1 << 30, 8).name, "tree");
+  EXPECT_EQ(t.choose(CollKind::kAllReduce, 1 << 30, 8).fn, &tree_all_reduce);
+  EXPECT_STREQ(make("auto").choose(CollKind::kAllReduce, 1 << 30, 8).name, "ring");
+}
+
+TEST(Selector, PairsPerCollective) {
+  const Selector s = make("all_reduce:tree, broadcast:tree,reduce_scatter:ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 30, 8).name, "tree");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 1, 8).name, "ring");
+  const Selector r = make("all_reduce:rhd");
+  EXPECT_STREQ(r.choose(CollKind::kAllReduce, 1 << 30, 8).name, "rhd");
+}
+
+void expect_bad(const std::string& spec, const std::string& bad) {
+  auto r = Selector::create(SelectorConfig{64 << 10, spec});
+  ASSERT_FALSE(r.has_value()) << spec;
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("CHORUS_ALGO"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().message();
+}
+
+TEST(Selector, BadSpecsNameVariableAndValue) {
+  expect_bad("bogus", "bogus");
+  expect_bad("all_reduce:bogus", "bogus");
+  expect_bad("broadcast:ring", "ring");
+  expect_bad("allreduce:ring", "allreduce");
+  expect_bad("send:ring", "send");
+  expect_bad("all_reduce:ring,tree", "tree");
+}
+
+}  // namespace
+}  // namespace chorus::algo

@@ -1,0 +1,29 @@
+#!/bin/bash
+# End-to-end check of chorus-bench under chorus-run:
+#   chorus_bench_test.sh N chorus-run chorus-bench bench_json_check
+# Every collective from 8 B to 64 KiB must pass the bit-exact check (#wrong 0 in
+# every row), exit 0, and write valid JSON.
+set -u
+N=$1 RUN=$2 BENCH=$3 CHECK=$4
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL (n=$N): $*" >&2; cat "$TMP/out" "$TMP/err" >&2 2>/dev/null; exit 1; }
+
+"$RUN" -n "$N" --timeout 240 "$BENCH" --op all -b 8 -e 64K -n 5 -w 2 --json "$TMP/rows.json" \
+  >"$TMP/out" 2>"$TMP/err"
+rc=$?
+cat "$TMP/out"
+[ $rc -eq 0 ] || fail "exit status $rc"
+grep -q "^\[0\] # Out of bounds values : 0 OK" "$TMP/out" || fail "no OK footer"
+# Data rows: "[0]" then numbers; the out-of-place and in-place #wrong are fields 10 and 14.
+rows=$(grep -E '^\[0\] +[0-9]' "$TMP/out" | awk '$10 != "0" || $14 != "0"')
+[ -z "$rows" ] || fail "rows with wrong results: $rows"
+[ "$(grep -cE '^\[0\] +[0-9]' "$TMP/out")" -gt 40 ] || fail "too few rows"
+"$CHECK" "$TMP/rows.json" all_reduce all_gather reduce_scatter broadcast reduce all_to_all \
+  gather scatter || fail "bad JSON"
+
+# A second dtype and reduction, to exercise the exact-value tables.
+"$RUN" -n "$N" --timeout 120 "$BENCH" --op all_reduce -b 2 -e 4K -n 2 -w 1 -d bf16 -o avg \
+  >"$TMP/out" 2>"$TMP/err" || fail "bf16 avg failed"
+echo "PASS (n=$N)"

@@ -1,0 +1,97 @@
+#!/bin/bash
+# End-to-end checks of chorus-run: chorus_run_test.sh CASE /path/to/chorus-run
+# Each case launches small shell "ranks" and checks output, exit codes and cleanup.
+set -u
+CASE=$1
+RUN=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+ulimit -c 0
+
+fail() { echo "FAIL ($CASE): $*" >&2; echo "--- stdout:" >&2; cat "$TMP/out" >&2 2>/dev/null;
+         echo "--- stderr:" >&2; cat "$TMP/err" >&2 2>/dev/null; exit 1; }
+expect_rc() { [ "$1" -eq "$2" ] || fail "exit status $1, expected $2"; }
+expect_grep() { grep -q -- "$1" "$2" || fail "'$1' not found in $2"; }
+
+case "$CASE" in
+env)
+  # Other launchers' variables must not reach the ranks; every rank sees its own env.
+  RANK=7 WORLD_SIZE=9 OMPI_COMM_WORLD_RANK=1 PMI_RANK=2 SLURM_PROCID=3 CHORUS_TIMEOUT=33 \
+    "$RUN" -n 3 sh -c 'echo "r=$CHORUS_RANK n=$CHORUS_WORLD_SIZE l=$CHORUS_LOCAL_RANK" \
+      "a=$CHORUS_STORE_ADDR j=$CHORUS_JOB_ID t=$CHORUS_TIMEOUT" \
+      "x=${RANK-}${WORLD_SIZE-}${OMPI_COMM_WORLD_RANK-}${PMI_RANK-}${SLURM_PROCID-}"' \
+    >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 0
+  [ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "expected 3 lines"
+  for r in 0 1 2; do
+    grep -Eq "^\[$r\] r=$r n=3 l=$r a=127\.0\.0\.1:[0-9]+ j=[^ ]+ t=33 x=$" "$TMP/out" ||
+      fail "bad line for rank $r"
+  done
+  [ "$(sed 's/.* j=\([^ ]*\).*/\1/' "$TMP/out" | sort -u | wc -l)" -eq 1 ] || fail "job ids differ"
+  ;;
+exit_code)
+  "$RUN" -n 3 sh -c 'if [ "$CHORUS_RANK" = 1 ]; then exit 3; fi; exec sleep 30' \
+    >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 3
+  expect_grep "chorus-run: rank 1 (pid [0-9]*) exited with status 3" "$TMP/err"
+  ;;
+signal)
+  # Rank 1 dies of SIGSEGV once rank 0 (a sleep ignoring SIGTERM) has written its pid.
+  start=$(date +%s)
+  "$RUN" -n 2 sh -c '
+    if [ "$CHORUS_RANK" = 0 ]; then echo $$ > "$0/pid.tmp"; mv "$0/pid.tmp" "$0/pid";
+      trap "" TERM; exec sleep 60; fi
+    while [ ! -f "$0/pid" ]; do sleep 0.05; done; kill -SEGV $$' "$TMP" \
+    >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 139
+  expect_grep "chorus-run: rank 1 (pid [0-9]*) was killed by signal SIGSEGV" "$TMP/err"
+  pid=$(cat "$TMP/pid")
+  kill -0 "$pid" 2>/dev/null && fail "rank 0 (pid $pid) outlived chorus-run"
+  [ $(( $(date +%s) - start )) -lt 20 ] || fail "took too long to stop the sibling"
+  ;;
+timeout)
+  start=$(date +%s)
+  "$RUN" -n 2 --timeout 1 sleep 30 >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 124
+  expect_grep "timeout" "$TMP/err"
+  [ $(( $(date +%s) - start )) -lt 10 ] || fail "timeout not enforced"
+  ;;
+forward_sigterm)
+  "$RUN" -n 2 sh -c 'trap "echo got-TERM; exit 0" TERM; touch "$0/ready$CHORUS_RANK";
+                     sleep 30 & wait' "$TMP" >"$TMP/out" 2>"$TMP/err" &
+  run_pid=$!
+  for _ in $(seq 100); do [ -f "$TMP/ready0" ] && [ -f "$TMP/ready1" ] && break; sleep 0.1; done
+  kill -TERM "$run_pid"
+  wait "$run_pid"
+  expect_rc $? 143
+  [ "$(grep -c 'got-TERM' "$TMP/out")" -eq 2 ] || fail "SIGTERM not forwarded to both ranks"
+  ;;
+partial_line)
+  "$RUN" -n 2 sh -c 'printf "line1\nno-newline-$CHORUS_RANK"; printf "err-$CHORUS_RANK\n" >&2' \
+    >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 0
+  for r in 0 1; do
+    expect_grep "^\[$r\] no-newline-$r$" "$TMP/out"
+    expect_grep "^\[$r\] err-$r$" "$TMP/err"
+  done
+  "$RUN" -n 2 --no-tag-output sh -c 'echo plain' >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 0
+  [ "$(grep -c '^plain$' "$TMP/out")" -eq 2 ] || fail "--no-tag-output still tags"
+  ;;
+usage)
+  "$RUN" >"$TMP/out" 2>"$TMP/err"; expect_rc $? 2
+  "$RUN" -n 2 >"$TMP/out" 2>"$TMP/err"; expect_rc $? 2
+  "$RUN" -n 0 true >"$TMP/out" 2>"$TMP/err"; expect_rc $? 2
+  "$RUN" -n 2 --bogus true >"$TMP/out" 2>"$TMP/err"; expect_rc $? 2
+  "$RUN" --help >"$TMP/out" 2>"$TMP/err"; expect_rc $? 0
+  ;;
+exec_failure)
+  "$RUN" -n 2 /nonexistent/program >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 127
+  expect_grep "cannot execute '/nonexistent/program'" "$TMP/err"
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+echo "PASS ($CASE)"

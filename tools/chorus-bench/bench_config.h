@@ -1,0 +1,35 @@
+// chorus-bench's command line (nccl-tests flags) and its parsed form.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "chorus/types.h"
+#include "collective.h"
+
+namespace chorus_bench {
+
+struct BenchConfig {
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = 16 << 20;
+  std::size_t step_factor = 2;
+  int iters = 20;
+  int warmup_iters = 5;
+  bool check = true;
+  chorus::ReduceOp op = chorus::ReduceOp::kSum;
+  chorus::DataType dtype = chorus::DataType::kFloat32;
+  int root = 0;
+  std::vector<Coll> colls{Coll::kAllReduce};
+  std::string json_path;  // empty: no JSON
+  std::string algo;       // Options::algo
+};
+
+// "8", "64K", "16M", "1G" (powers of 1024; a trailing "B" or "iB" is accepted).
+// Returns false for anything else.
+bool parse_bytes(const std::string& text, std::size_t* bytes);
+
+// Parses argv into `cfg`. Returns -1 to go on, else the exit code (0 after --help,
+// 2 for usage errors, with the message printed on stderr).
+int parse_args(int argc, char** argv, BenchConfig* cfg);
+
+}  // namespace chorus_bench

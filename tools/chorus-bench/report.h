@@ -1,0 +1,26 @@
+// chorus-bench output: the nccl-tests style table on stdout and the JSON file.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "bench_config.h"
+#include "runner.h"
+
+namespace chorus_bench {
+
+void print_banner(const BenchConfig& cfg, int nranks);
+void print_table_header(Coll c);
+void print_row(const RowResult& row);
+// "# Out of bounds values : N OK|FAILED" and "# Avg bus bandwidth : X".
+void print_footer(const std::vector<RowResult>& rows, bool checked);
+// Total mismatching elements over every checked row.
+std::int64_t total_wrong(const std::vector<RowResult>& rows);
+
+// Writes `rows` as a JSON array of objects with fields op, nranks, size, count, type,
+// redop, root, oop_time_us, oop_algbw, oop_busbw, oop_wrong, ip_time_us, ip_algbw,
+// ip_busbw, ip_wrong (bandwidths in GB/s; *_wrong null when unchecked; redop null for
+// collectives without one, root null for collectives without one).
+// Returns an error message, or "" on success.
+std::string write_json(const std::string& path, const std::vector<RowResult>& rows, int nranks);
+
+}  // namespace chorus_bench

@@ -1,0 +1,65 @@
+// Timing and checking of one row; cross-rank max/sum use the library's own all_reduce.
+#include "runner.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "check_values.h"
+
+namespace chorus_bench {
+
+Runner::Runner(chorus::Communicator& comm, const BenchConfig& cfg) : comm_(comm), cfg_(cfg) {}
+
+std::optional<RowResult> Runner::run_row(Coll c, std::size_t bytes) {
+  std::size_t es = chorus::dtype_size(cfg_.dtype);
+  Shape shape = shape_for(c, bytes, es, comm_.size());
+  if (shape.count == 0) return std::nullopt;
+  std::size_t need = std::max(shape.in_elems, shape.out_elems) * es;
+  if (a_.size() < need) a_.resize(need);
+  if (b_.size() < need) b_.resize(need);
+  RowResult row{c, shape.elems * es, shape.elems, cfg_.dtype, cfg_.op, cfg_.root, {}, {}};
+  row.out_of_place = run_mode(c, shape, false);
+  row.in_place = run_mode(c, shape, true);
+  return row;
+}
+
+ModeResult Runner::run_mode(Coll c, const Shape& shape, bool in_place) {
+  std::size_t es = chorus::dtype_size(cfg_.dtype);
+  Layout l = layout_for(c, in_place, shape, es, comm_.rank(), a_.data(), b_.data());
+  CheckSpec spec{c, cfg_.dtype, cfg_.op, comm_.rank(), comm_.size(), cfg_.root, shape};
+  auto run_once = [&] { invoke(comm_, c, l, shape.count, cfg_.dtype, cfg_.op, cfg_.root); };
+
+  fill_buffers(spec, l, b_.data());
+  comm_.barrier();
+  for (int i = 0; i < cfg_.warmup_iters; ++i) run_once();
+  comm_.barrier();
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < cfg_.iters; ++i) run_once();
+  std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+
+  ModeResult r;
+  r.time_us = max_over_ranks(took.count() / cfg_.iters);
+  double bytes = static_cast<double>(shape.elems * es);
+  r.algbw = r.time_us > 0 ? bytes / (r.time_us * 1e3) : 0;  // bytes/us/1e3 = GB/s
+  r.busbw = r.algbw * busbw_factor(c, comm_.size());
+  if (cfg_.check) {
+    fill_buffers(spec, l, b_.data());
+    run_once();
+    r.wrong = sum_over_ranks(count_wrong(spec, l));
+  }
+  return r;
+}
+
+double Runner::max_over_ranks(double value) {
+  double out = 0;
+  comm_.all_reduce(&value, &out, 1, chorus::DataType::kFloat64, chorus::ReduceOp::kMax);
+  return out;
+}
+
+std::int64_t Runner::sum_over_ranks(std::int64_t value) {
+  std::int64_t out = 0;
+  comm_.all_reduce(&value, &out, 1, chorus::DataType::kInt64, chorus::ReduceOp::kSum);
+  return out;
+}
+
+}  // namespace chorus_bench
