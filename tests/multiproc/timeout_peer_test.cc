@@ -107,6 +107,9 @@ TEST(Timeout, LateRankMakesOthersTimeOut) {
     double took = seconds_since(t0);
     check(took >= 0.9 && took < 4.0,
           "kTimeout after " + std::to_string(took) + " s with Options::timeout = 1 s");
+    // Stay a while: leaving now could show the other waiting rank kPeerLost before its
+    // own deadline passes.
+    std::this_thread::sleep_for(milliseconds(1500));
   };
   RunOptions opts;
   opts.stop_on_failure = false;
