@@ -2,7 +2,6 @@
 #include "api/arg_check.h"
 
 #include <cstdint>
-#include <limits>
 
 #include "util/strings.h"
 
@@ -21,11 +20,12 @@ Status check_op(ReduceOp op) {
 }
 
 Status check_count(const char* name, std::size_t count, DataType dtype, std::size_t multiplier) {
-  const std::size_t max_bytes = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
+  // No buffer can exceed the 47-bit user address space of x86-64 / arm64 Linux.
+  constexpr std::size_t max_bytes = std::size_t{1} << 47;
   const std::size_t unit = dtype_size(dtype) * (multiplier ? multiplier : 1);
   if (count > max_bytes / unit)
     return invalid_argument(str_printf(
-        "%s=%zu is too large for %s (the buffer size overflows; was a negative value passed?)",
+        "%s=%zu is too large for %s (buffers would exceed 2^47 bytes; was a negative value passed?)",
         name, count, to_string(dtype)));
   return Status();
 }

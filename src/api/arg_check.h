@@ -10,7 +10,7 @@ namespace chorus::api {
 
 Status check_dtype(DataType dtype);
 Status check_op(ReduceOp op);
-// count * elements_per_count * dtype size must fit in a buffer (no overflow, <= PTRDIFF_MAX).
+// count * multiplier * dtype size must fit in an address space (<= 2^47 bytes, no overflow).
 Status check_count(const char* name, std::size_t count, DataType dtype, std::size_t multiplier);
 // A buffer that must be non-null when `count` > 0.
 Status check_buffer(const char* name, const void* buf, std::size_t count);

@@ -41,9 +41,10 @@ Engine::Engine(const TcpOptions& opts, Mesh mesh)
 Engine::~Engine() { close(); }
 
 void Engine::close() {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::unique_lock<std::mutex> lk(mu_);
   if (closed_) return;
   closed_ = true;
+  linger_close(lk);
   for (Peer& p : peers_) {
     if (p.rank == rank_) continue;
     fail_peer(p, Status(ErrorCode::kAborted, "the TCP transport was destroyed", p.rank));
@@ -87,8 +88,13 @@ void Engine::complete(Op* op, Status st) {
 
 void Engine::fail_peer(Peer& p, Status st) {
   if (p.is_failed()) return;
-  if (st.code() != ErrorCode::kAborted)
+  const bool pending = !p.posted.empty() || !p.await_cts.empty() || !p.await_data.empty() ||
+                       !p.out.empty() || p.in_body;
+  // A peer that leaves after its last operation is normal; only lost work is worth a warning.
+  if (st.code() != ErrorCode::kAborted && pending)
     CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
+  else
+    CHORUS_LOG(DEBUG, Net, "rank %d: %s", rank_, st.message().c_str());
   p.failed = st;
   if (p.fd.valid()) ::shutdown(p.fd.get(), SHUT_RDWR);
   for (Op* op : p.posted) complete(op, st);
@@ -101,7 +107,9 @@ void Engine::fail_peer(Peer& p, Status st) {
   p.await_cts.clear();
   p.await_data.clear();
   p.out.clear();
-  p.unexpected.clear();
+  // Eager messages that fully arrived before the connection closed stay receivable (the
+  // peer sent them and may have exited since); rendezvous offers can no longer complete.
+  std::erase_if(p.unexpected, [](const Unexpected& u) { return u.rts; });
   p.in_body = false;
   p.in_op = nullptr;
   p.in_buf = {};
@@ -113,7 +121,11 @@ Status Engine::post(Op* op) {
   std::lock_guard<std::mutex> lk(mu_);
   Peer& p = peers_[op->peer];
   if (closed_) return Status(ErrorCode::kAborted, "the TCP transport was destroyed");
-  if (p.is_failed()) return p.failed;
+  if (p.is_failed()) {
+    // Only a message that arrived before the peer left can still be received.
+    if (op->kind != Op::Kind::kRecv || !take_unexpected(p, op)) return p.failed;
+    return Status::ok();
+  }
   if (op->kind == Op::Kind::kRecv) post_recv_locked(p, op);
   else post_send_locked(p, op);
   if (!p.out.empty()) write_peer(p);  // never blocks: the socket is non-blocking
@@ -122,19 +134,26 @@ Status Engine::post(Op* op) {
 }
 
 void Engine::post_recv_locked(Peer& p, Op* op) {
+  if (take_unexpected(p, op)) return;
+  op->where = Op::Where::kPosted;
+  p.posted.push_back(op);
+}
+
+bool Engine::take_unexpected(Peer& p, Op* op) {
   auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
                          [&](const Unexpected& u) { return u.tag == op->tag; });
-  if (it == p.unexpected.end()) {
-    op->where = Op::Where::kPosted;
-    p.posted.push_back(op);
-    return;
-  }
+  if (it == p.unexpected.end()) return false;
   Unexpected u = std::move(*it);
   p.unexpected.erase(it);
-  if (u.rts) return answer_rts(p, op, u.rdv_id, u.length);
-  if (u.length != op->bytes) return complete(op, desync_status(p, op->tag, u.length, op->bytes));
-  if (u.length > 0) std::memcpy(op->recv_data, u.data.data(), u.length);
-  complete(op, Status::ok());
+  if (u.rts) {
+    answer_rts(p, op, u.rdv_id, u.length);
+  } else if (u.length != op->bytes) {
+    complete(op, desync_status(p, op->tag, u.length, op->bytes));
+  } else {
+    if (u.length > 0) std::memcpy(op->recv_data, u.data.data(), u.length);
+    complete(op, Status::ok());
+  }
+  return true;
 }
 
 void Engine::answer_rts(Peer& p, Op* op, std::uint64_t rdv_id, std::uint64_t length) {

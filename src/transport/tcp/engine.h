@@ -47,6 +47,8 @@ class Engine {
   void fail_peer(Peer& p, Status st);
   Status lost_status(const Peer& p) const;
   void post_recv_locked(Peer& p, Op* op);
+  // Completes `op` from a matching unexpected message; false when none matches.
+  bool take_unexpected(Peer& p, Op* op);
   void post_send_locked(Peer& p, Op* op);
   void answer_rts(Peer& p, Op* op, std::uint64_t rdv_id, std::uint64_t length);
   void queue_control(Peer& p, FrameKind kind, transport::Tag tag, std::uint64_t length,
@@ -54,6 +56,9 @@ class Engine {
   void cancel_send(Peer& p, Op* op);
   Status timeout_status(std::span<Op* const> ops) const;
   void progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline);
+  // Graceful close: flush queued frames, send FIN, and read until the peers' FIN (bounded),
+  // so that unread bytes never turn our close into a reset that destroys data in flight.
+  void linger_close(std::unique_lock<std::mutex>& lk);
   void wake();
 
   // engine_io.cc: socket I/O and incoming frame dispatch (mu_ held).

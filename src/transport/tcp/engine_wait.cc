@@ -1,5 +1,6 @@
 // TCP engine wait loop: one waiting thread polls every peer socket (lock released while in
 // poll()), the others sleep on a condition variable; deadline and abort checks.
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,6 +89,49 @@ void Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline)
     if (p.is_failed()) continue;
     if (pfds_[i].revents & (POLLIN | POLLERR | POLLHUP)) read_peer(p);
     if (!p.is_failed() && !p.out.empty()) write_peer(p);
+  }
+}
+
+}  // namespace chorus::tcp
+
+namespace chorus::tcp {
+
+namespace {
+constexpr int kLingerMs = 200;  // upper bound a closing rank waits for its peers' FIN
+}  // namespace
+
+void Engine::linger_close(std::unique_lock<std::mutex>& lk) {
+  if (aborted()) return;
+  const Deadline limit = Deadline::after(std::chrono::milliseconds(kLingerMs));
+  bool half_closed = false;
+  std::vector<pollfd> pfds;
+  std::vector<int> who;
+  for (;;) {
+    bool flushing = false;
+    for (Peer& p : peers_) {
+      if (p.rank == rank_ || p.is_failed() || !p.fd.valid()) continue;
+      if (!p.out.empty()) write_peer(p);
+      flushing = flushing || (!p.is_failed() && !p.out.empty());
+    }
+    if (!flushing && !half_closed) {
+      for (Peer& p : peers_)
+        if (p.rank != rank_ && !p.is_failed() && p.fd.valid()) ::shutdown(p.fd.get(), SHUT_WR);
+      half_closed = true;
+    }
+    pfds.clear();
+    who.clear();
+    for (Peer& p : peers_) {
+      if (p.rank == rank_ || p.is_failed() || !p.fd.valid()) continue;
+      pfds.push_back(pollfd{p.fd.get(), static_cast<short>(POLLIN | (p.out.empty() ? 0 : POLLOUT)), 0});
+      who.push_back(p.rank);
+    }
+    if (pfds.empty() || limit.expired()) return;
+    lk.unlock();
+    int n = ::poll(pfds.data(), pfds.size(), limit.remaining_ms(kLingerMs));
+    lk.lock();
+    if (n <= 0) return;
+    for (std::size_t i = 0; i < pfds.size(); ++i)
+      if (pfds[i].revents & (POLLIN | POLLERR | POLLHUP)) read_peer(peers_[who[i]]);
   }
 }
 
