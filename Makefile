@@ -18,7 +18,7 @@ build: deps
 # 4 local ranks under chorus-run, every collective from 8 B to 16 MiB, results checked.
 run: build
 	$(BUILD)/tools/chorus-run/chorus-run -n $(RANKS) -- \
-	  $(BUILD)/tools/chorus-bench/chorus-bench --op all -b 8 -e 16M -f 4 -n 10 -w 2 -c 1
+	  $(BUILD)/tools/chorus-bench/chorus-bench --op all -b 8 -e 16M -f 2 -n 10 -w 2 -c 1
 
 # Every CTest case: unit tests in parallel, then multi-process and tool tests one at a time.
 test: build
