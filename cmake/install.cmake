@@ -15,5 +15,7 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/chorusConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/chorusConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/chorusConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/chorus)
+# chorus.pc finds its prefix relative to itself, so an installed tree can be moved.
+file(RELATIVE_PATH CHORUS_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(cmake/chorus.pc.in ${CMAKE_CURRENT_BINARY_DIR}/chorus.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/chorus.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
