@@ -13,7 +13,9 @@ TEST(Patterns, RingNeighboursAreInverse) {
   for (int n = 1; n <= 64; ++n) {
     for (int r = 0; r < n; ++r) {
       EXPECT_EQ(ring_prev(ring_next(r, n), n), r);
-      EXPECT_NE(ring_next(r, n), r == ring_next(r, n) && n > 1 ? r : -1);
+      if (n > 1) {
+        EXPECT_NE(ring_next(r, n), r);
+      }
     }
   }
 }

@@ -60,6 +60,7 @@ class FakeRequest final : public Request {
   FakeRequest(std::shared_ptr<FakeHub> hub, Key key, void* data, std::size_t bytes)
       : hub_(std::move(hub)), key(key), data(data), bytes(bytes) {}
   ~FakeRequest() override {
+    if (!posted_) return;  // set once before the request is handed out; never locked here
     std::lock_guard<std::mutex> lock(hub_->mu);
     if (posted_ && !done_) {
       auto it = hub_->posted.find(key);
@@ -176,8 +177,10 @@ Result<RequestPtr> FakeTransport::post_recv(int peer, Tag tag, void* data, std::
   std::lock_guard<std::mutex> lock(h.mu);
   CHORUS_RETURN_IF_ERROR(self_status(h, rank_));
   const Key key = make_key(peer, rank_, tag);
-  auto req = std::make_unique<FakeRequest>(hub_, key, data, bytes);
   auto it = h.unexpected.find(key);
+  if (it == h.unexpected.end() && h.dead[peer]) return peer_lost(peer);
+  // Created only now: destroying a request takes h.mu, which is held here.
+  auto req = std::make_unique<FakeRequest>(hub_, key, data, bytes);
   if (it != h.unexpected.end()) {
     std::vector<char> msg = std::move(it->second.front());
     it->second.pop_front();
@@ -186,7 +189,6 @@ Result<RequestPtr> FakeTransport::post_recv(int peer, Tag tag, void* data, std::
     deliver(h, req.get(), msg.data(), msg.size());
     return RequestPtr(std::move(req));
   }
-  if (h.dead[peer]) return peer_lost(peer);
   req->posted_ = true;
   h.posted[key].push_back(req.get());
   return RequestPtr(std::move(req));
