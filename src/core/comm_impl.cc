@@ -1,6 +1,7 @@
 // CommImpl: rendezvous, transport set-up, and the path of one collective to its algorithm.
 #include "core/comm_impl.h"
 
+#include <charconv>
 #include <random>
 
 #include "core/factory.h"
@@ -58,7 +59,11 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
     CHORUS_RETURN_IF_ERROR(comm_store->set("token", to_bytes(std::to_string(token))));
   } else {
     CHORUS_ASSIGN_OR_RETURN(bootstrap::Bytes raw, comm_store->get("token", deadline));
-    token = std::stoull(to_string(raw));
+    const std::string text = to_string(raw);
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), token);
+    if (ec != std::errc() || end != text.data() + text.size())
+      return Status(ErrorCode::kDesync, "the store holds a malformed job token '" + text +
+                                            "' (is another job using the same store?)");
   }
 
   TransportRequest req{rank, size, token, cfg, deadline};
