@@ -29,9 +29,10 @@ struct CollArgs {
   // Tag base of this op: every message uses {comm, seq, step}.
   std::uint32_t comm = 0;
   std::uint64_t seq = 0;
+  std::uint64_t sig = 0;  // operation signature (algo/signature.h), carried by every tag
   Deadline deadline;
   std::size_t chunk_bytes = 1 << 20;  // pipelining unit
-  transport::Tag tag(std::uint32_t step) const { return transport::Tag{comm, seq, step}; }
+  transport::Tag tag(std::uint32_t step) const { return transport::Tag{comm, seq, step, sig}; }
 };
 
 using CollFn = Status (*)(transport::Transport& t, const CollArgs& a);

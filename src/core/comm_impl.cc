@@ -4,6 +4,7 @@
 #include <charconv>
 #include <random>
 
+#include "algo/signature.h"
 #include "core/factory.h"
 #include "diag/log.h"
 #include "util/strings.h"
@@ -13,6 +14,12 @@ namespace chorus::core {
 namespace {
 
 constexpr std::uint32_t kP2pCommBit = 0x80000000u;
+
+// Sender and receiver of a point-to-point message share one signature: its size.
+std::uint64_t p2p_signature(std::size_t bytes) {
+  return algo::make_signature(algo::CollKind::kSend, DataType::kUint8, bytes, ReduceOp::kSum,
+                              false, 0, false);
+}
 
 std::uint64_t random_token() {
   std::random_device rd;
@@ -89,6 +96,11 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args) {
   args.seq = seq;
   args.deadline = Deadline::after(cfg_.timeout);
   args.chunk_bytes = cfg_.chunk_bytes;
+  const bool has_op = kind == algo::CollKind::kAllReduce || kind == algo::CollKind::kReduce ||
+                      kind == algo::CollKind::kReduceScatter;
+  const bool has_root = kind == algo::CollKind::kReduce || kind == algo::CollKind::kBroadcast ||
+                        kind == algo::CollKind::kGather || kind == algo::CollKind::kScatter;
+  args.sig = algo::make_signature(kind, args.dtype, args.count, args.op, has_op, args.root, has_root);
   const std::size_t bytes = args.count * dtype_size(args.dtype);
   algo::Choice choice = selector_.choose(kind, bytes, size_);
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s", name,
@@ -105,7 +117,7 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args) {
 
 Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
   if (!failed_.is_ok()) return failed_.with_context("send refused: the communicator failed earlier");
-  transport::Tag tag{comm_id_ | kP2pCommBit, send_seq_[peer]++, 0};
+  transport::Tag tag{comm_id_ | kP2pCommBit, send_seq_[peer]++, 0, p2p_signature(bytes)};
   Status s = transport::send(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
   if (!s.is_ok())
     failed_ = s.with_peer(peer).with_context(str_printf(
@@ -116,7 +128,7 @@ Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
 
 Status CommImpl::recv(void* buf, std::size_t bytes, int peer) {
   if (!failed_.is_ok()) return failed_.with_context("recv refused: the communicator failed earlier");
-  transport::Tag tag{comm_id_ | kP2pCommBit, recv_seq_[peer]++, 0};
+  transport::Tag tag{comm_id_ | kP2pCommBit, recv_seq_[peer]++, 0, p2p_signature(bytes)};
   Status s = transport::recv(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
   if (!s.is_ok())
     failed_ = s.with_peer(peer).with_context(str_printf(

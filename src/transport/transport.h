@@ -6,19 +6,31 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "util/deadline.h"
 #include "util/status.h"
 
 namespace chorus::transport {
 
-// Identity of one message: communicator, operation sequence number, step within the op.
+// Identity of one message: communicator, operation sequence number, step within the op,
+// plus the signature of the operation it belongs to.
 struct Tag {
   std::uint32_t comm = 0;
   std::uint64_t seq = 0;
   std::uint32_t step = 0;
-  bool operator==(const Tag&) const = default;
+  // Opaque signature of the operation (kind, dtype, count, op, root; 0 = not checked).
+  // It is NOT part of matching: a message whose (comm, seq, step) matches a receive but
+  // whose signature differs (both nonzero) fails that receive with kDesync, and the
+  // sender's request too, so both sides learn that the ranks disagree.
+  std::uint64_t sig = 0;
+  // True when `o` names the same message slot (comm, seq, step).
+  bool matches(const Tag& o) const { return comm == o.comm && seq == o.seq && step == o.step; }
 };
+
+// Turns a signature into text for error messages (given to transports by their creator,
+// since only the layers above know what a signature encodes). Null = print it in hex.
+using SignatureFormatter = std::string (*)(std::uint64_t sig);
 
 // A posted send or receive. Destroying a request that has not completed cancels it:
 // the transport never touches its buffer afterwards.
@@ -51,8 +63,10 @@ class Transport {
   // wait at once.
   virtual Status wait(std::span<Request* const> reqs, Deadline deadline) = 0;
 
-  // Fails every pending and future request with `reason` (kAborted). Never blocks;
-  // callable from any thread.
+  // Fails every pending and future request with `reason`, and tells every peer still
+  // reachable (best effort, never blocking), whose pending and future requests then fail
+  // with `reason` too (prefixed by "rank R reports: "), so all ranks stop within the
+  // bound instead of waiting for a timeout. Callable from any thread.
   virtual void abort(const Status& reason) = 0;
 };
 

@@ -141,7 +141,7 @@ void Engine::post_recv_locked(Peer& p, Op* op) {
 
 bool Engine::take_unexpected(Peer& p, Op* op) {
   auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
-                         [&](const Unexpected& u) { return u.tag == op->tag; });
+                         [&](const Unexpected& u) { return u.tag.matches(op->tag); });
   if (it == p.unexpected.end()) return false;
   Unexpected u = std::move(*it);
   p.unexpected.erase(it);

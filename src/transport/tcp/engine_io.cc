@@ -28,7 +28,7 @@ Op* take_by_id(C& c, std::uint64_t id) {
 
 template <class C>
 Op* take_by_tag(C& c, const transport::Tag& tag) {
-  auto it = std::find_if(c.begin(), c.end(), [&](Op* op) { return op->tag == tag; });
+  auto it = std::find_if(c.begin(), c.end(), [&](Op* op) { return op->tag.matches(tag); });
   if (it == c.end()) return nullptr;
   Op* op = *it;
   c.erase(it);

@@ -1,0 +1,22 @@
+// Operation signatures: (kind, dtype, count, op, root) packed into the 64 bits every
+// message tag carries, so a receiver can tell that its peer is in a different operation.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "algo/selector.h"
+#include "chorus/types.h"
+
+namespace chorus::algo {
+
+// Never 0. Layout (low to high): kind+1 (5 bits), dtype (4), op (3), root+1 (16, 0 when the
+// collective has no root), count (36; larger counts are folded modulo 2^36).
+// `has_op` / `has_root` say whether op and root are part of the collective's identity.
+std::uint64_t make_signature(CollKind kind, DataType dtype, std::size_t count, ReduceOp op,
+                             bool has_op, int root, bool has_root);
+
+// "all_reduce(float32 x 1024, sum)", "broadcast(int8 x 7, root 3)", "barrier()".
+std::string describe_signature(std::uint64_t sig);
+
+}  // namespace chorus::algo
