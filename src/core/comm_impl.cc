@@ -74,8 +74,9 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   }
 
   TransportRequest req{rank, size, token, cfg, deadline};
-  auto exchange = [&](const std::string& mine) -> Result<std::vector<std::string>> {
-    CHORUS_ASSIGN_OR_RETURN(auto all, bootstrap::store_all_gather(*comm_store, "addr", rank, size,
+  auto exchange = [&](const std::string& key,
+                      const std::string& mine) -> Result<std::vector<std::string>> {
+    CHORUS_ASSIGN_OR_RETURN(auto all, bootstrap::store_all_gather(*comm_store, key, rank, size,
                                                                   to_bytes(mine), deadline));
     std::vector<std::string> out;
     for (const auto& b : all) out.push_back(to_string(b));

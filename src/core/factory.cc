@@ -1,6 +1,7 @@
 // Builds concrete transports (today: TCP) for a communicator.
 #include "core/factory.h"
 
+#include "algo/signature.h"
 #include "bootstrap/tcp_store.h"
 #include "util/strings.h"
 
@@ -8,7 +9,7 @@ namespace chorus::core {
 
 Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRequest& req,
                                                                const bootstrap::Store& store,
-                                                               const tcp::AddressExchange& exchange) {
+                                                               const Exchange& exchange) {
   if (req.cfg.transport != "tcp" && req.cfg.transport != "auto")
     return invalid_argument(str_printf("CHORUS_TRANSPORT='%s' is not a transport (known: tcp)",
                                        req.cfg.transport.c_str()));
@@ -22,7 +23,9 @@ Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRe
   opts.eager_bytes = req.cfg.eager_bytes;
   opts.socket_buffer_bytes = req.cfg.socket_buffer_bytes;
   opts.connect_deadline = req.deadline;
-  return tcp::create_tcp_transport(opts, exchange);
+  opts.describe_sig = algo::describe_signature;
+  return tcp::create_tcp_transport(
+      opts, [&](const std::string& mine) { return exchange("tcp_addr", mine); });
 }
 
 }  // namespace chorus::core

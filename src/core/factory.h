@@ -1,6 +1,9 @@
 // The only place that names concrete transports: builds the transport a CommConfig asks for.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 #include <memory>
 
 #include "bootstrap/store.h"
@@ -17,9 +20,14 @@ struct TransportRequest {
   Deadline deadline;
 };
 
+// All-gathers one string per rank under `key` (index = rank) through the store; each key
+// may be used once per communicator.
+using Exchange = std::function<Result<std::vector<std::string>>(const std::string& key,
+                                                                const std::string& mine)>;
+
 // kInvalidArgument naming CHORUS_TRANSPORT for an unknown transport.
 Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRequest& req,
                                                                const bootstrap::Store& store,
-                                                               const tcp::AddressExchange& exchange);
+                                                               const Exchange& exchange);
 
 }  // namespace chorus::core

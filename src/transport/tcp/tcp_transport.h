@@ -19,6 +19,7 @@ struct TcpOptions {
   std::size_t eager_bytes = 64 << 10;     // larger messages wait for the receiver (rendezvous)
   std::size_t socket_buffer_bytes = 4 << 20;  // 0 = kernel default
   Deadline connect_deadline;
+  transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
 };
 
 // Exchanges this rank's listening address ("host:port") for everyone's, index = rank
