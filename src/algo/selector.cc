@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "util/strings.h"
+
 namespace chorus::algo {
 
 namespace {
@@ -37,12 +39,6 @@ const Entry* find(CollKind kind, std::string_view name) {
     if (e.kind == kind && name == e.name) return &e;
   }
   return nullptr;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 std::string known_names() {
@@ -93,7 +89,7 @@ Result<Selector> Selector::create(const SelectorConfig& cfg) {
   Selector sel;
   sel.cfg_ = cfg;
   const std::string& spec = cfg.override_spec;
-  const std::string_view whole = trim(spec);
+  const std::string_view whole = str_trim(spec);
   if (whole.empty() || whole == "auto") return sel;
   if (whole.find(':') == std::string_view::npos) {
     // One name: applies to every collective that has an algorithm of that name.
@@ -113,15 +109,15 @@ Result<Selector> Selector::create(const SelectorConfig& cfg) {
   std::string_view rest = whole;
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
-    const std::string_view item = trim(rest.substr(0, comma));
+    const std::string_view item = str_trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     if (item.empty()) continue;
     const std::size_t colon = item.find(':');
     if (colon == std::string_view::npos) {
       return bad_spec(spec, "entry '" + std::string(item) + "' is not collective:algorithm");
     }
-    const std::string_view kind_name = trim(item.substr(0, colon));
-    const std::string_view algo_name = trim(item.substr(colon + 1));
+    const std::string_view kind_name = str_trim(item.substr(0, colon));
+    const std::string_view algo_name = str_trim(item.substr(colon + 1));
     int kind = -1;
     for (int k = 0; k < kNumKinds; ++k) {
       if (kind_name == to_string(static_cast<CollKind>(k))) kind = k;
