@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 RANKS ?= 4
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build run test test-unit install clean
+.PHONY: all deps build run test test-unit install clean compare
 
 all: build
 
@@ -27,6 +27,11 @@ test: build
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit -j$(JOBS)
+
+# Chorus next to Open MPI and Gloo (Debian packages, installed if missing): one table of
+# time/busbw per system; exit 1 on any wrong result. COMPARE_FLAGS=--quick for a short run.
+compare: build
+	python3 bench/compare/compare.py --build-dir $(BUILD) $(COMPARE_FLAGS)
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
