@@ -23,13 +23,21 @@ namespace core { class CommImpl; }
 // per call below). Passing send == recv runs the collective in place. Buffers are
 // only accessed during the call. Calls are blocking.
 //
-// Thread safety: one thread at a time per communicator. Different communicators may
-// be used from different threads.
+// Thread safety: one thread at a time per communicator, except abort() and
+// abort_all(), which any thread may call at any time. Different communicators may be
+// used from different threads.
 //
 // Errors (chorus::Error): kInvalidArgument for bad arguments (null buffer with a
 // nonzero count, count too large, unknown dtype/op, root or peer out of range);
-// kTimeout, kPeerLost, kIo, kDesync during communication. After a communication
-// error the communicator is unusable; destroy it.
+// kTimeout, kPeerLost, kIo, kDesync during communication; kAborted after abort().
+// Every communication error names this rank, the operation and its sequence number,
+// and the peer where one is known (Error::peer_rank(); kPeerLost also gives its
+// address). A communication error on one rank is sent to every other rank of the
+// communicator, whose pending and later operations fail with the same code and the
+// message "rank R reports: <R's error>" — so a lost, stalled or mismatched rank makes
+// every rank fail within about a second, not after the timeout (docs/DIAGNOSTICS.md).
+// After any such error the communicator is unusable; destroy it. A rank that simply
+// finishes and destroys its communicator is not an error for the others.
 class CHORUS_EXPORT Communicator {
  public:
   // Builds a communicator from the launcher's environment. Looks, in order, for:
@@ -94,6 +102,23 @@ class CHORUS_EXPORT Communicator {
   void recv(void* buf, std::size_t count, DataType dtype, int peer);
   // Returns once every rank has entered the barrier.
   void barrier();
+
+  // Fault-aware agreement: returns true on every rank if any rank passed true, else
+  // false. A collective (it takes a sequence number like the others); every rank must
+  // call it. Built on the normal failure path, so a lost peer makes it throw kPeerLost
+  // promptly instead of hanging: the primitive for "stop together when any rank's time
+  // is up" (agree(out_of_time) at the end of every step).
+  bool agree(bool flag);
+
+  // Aborts this communicator: every pending operation (on any thread) and every later
+  // one fails with kAborted, promptly (well under a second); the other ranks are told
+  // and fail with kAborted ("rank R reports: abort() was called on rank R"). Never
+  // blocks on the network, never throws, idempotent; callable from any thread while
+  // another thread is blocked in a collective on this communicator. The communicator
+  // must still be destroyed afterwards (destroying it stays the owner's job).
+  void abort() noexcept;
+  // abort() on every live communicator of this process (e.g. from a watchdog thread).
+  static void abort_all() noexcept;
 
   // Typed conveniences over the calls above.
   template <class T>

@@ -179,4 +179,12 @@ void Communicator::recv(void* buf, std::size_t count, DataType dtype, int peer) 
 
 void Communicator::barrier() { throw_if_error(impl().run(CollKind::kBarrier, CollArgs{})); }
 
+bool Communicator::agree(bool flag) { return api::value_or_throw(impl().agree(flag)); }
+
+void Communicator::abort() noexcept {
+  if (impl_) impl_->abort();
+}
+
+void Communicator::abort_all() noexcept { core::CommImpl::abort_all(); }
+
 }  // namespace chorus

@@ -91,6 +91,9 @@ Result<Config> load(const Environment& env) {
     return invalid_argument("environment variable CHORUS_CONNECT_TIMEOUT must be > 0 seconds");
   if (c.chunk_bytes && *c.chunk_bytes == 0)
     return invalid_argument("environment variable CHORUS_CHUNK_SIZE must be > 0");
+  if (c.kernel_isa != "auto" && c.kernel_isa != "avx512" && c.kernel_isa != "avx2" &&
+      c.kernel_isa != "sse" && c.kernel_isa != "scalar")
+    return bad_value("CHORUS_KERNEL_ISA", c.kernel_isa, "one of auto, avx512, avx2, sse, scalar");
   return c;
 }
 

@@ -18,7 +18,7 @@ TEST(ConfigTest, DefaultsApplyWhenUnset) {
   EXPECT_EQ(*c->timeout_s, 300);
   EXPECT_EQ(*c->connect_timeout_s, 60);
   EXPECT_EQ(*c->chunk_bytes, 1u << 20);
-  EXPECT_EQ(c->transport, "tcp");
+  EXPECT_EQ(c->transport, "auto");
   EXPECT_FALSE(c->rank.has_value());
 }
 

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "diag/log.h"
+#include "kernels/isa.h"
 
 namespace chorus::core {
 
@@ -15,6 +16,11 @@ CommConfig resolve_config(const Options& options, const config::Config& cfg) {
       auto v = config::Environment::process().get(p.name);
       if (v) CHORUS_LOG(INFO, Env, "%s set by environment to '%s'", p.name, v->c_str());
     }
+    // load() accepted only known names, so parse_isa() succeeds; the CPU may lower the level.
+    const kernels::Isa isa = kernels::set_isa(
+        kernels::parse_isa(cfg.kernel_isa).value_or(kernels::best_isa()));
+    CHORUS_LOG(INFO, Env, "reduction kernels: %s (CHORUS_KERNEL_ISA=%s)", kernels::isa_name(isa),
+               cfg.kernel_isa.c_str());
   });
 
   CommConfig c;
@@ -24,6 +30,7 @@ CommConfig resolve_config(const Options& options, const config::Config& cfg) {
                           ? options.connect_timeout
                           : std::chrono::milliseconds(*cfg.connect_timeout_s * 1000);
   c.algo = options.algo.empty() ? cfg.algo : options.algo;
+  c.desync_check = cfg.desync_check;
   c.chunk_bytes = *cfg.chunk_bytes;
   c.small_bytes = *cfg.small_bytes;
   c.eager_bytes = *cfg.eager_bytes;

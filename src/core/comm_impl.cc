@@ -2,7 +2,9 @@
 #include "core/comm_impl.h"
 
 #include <charconv>
+#include <mutex>
 #include <random>
+#include <set>
 
 #include "algo/signature.h"
 #include "core/factory.h"
@@ -26,6 +28,23 @@ std::uint64_t random_token() {
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ 0x9e3779b97f4a7c15ull;
 }
 
+// Every live communicator of the process, for abort_all(). Never destroyed, so
+// communicators that outlive static destruction can still unregister.
+struct Registry {
+  std::mutex mu;
+  std::set<CommImpl*> live;
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+// Failures that leave peers waiting on this rank: the transport tells them at once.
+bool propagates(ErrorCode code) {
+  return code == ErrorCode::kPeerLost || code == ErrorCode::kTimeout ||
+         code == ErrorCode::kDesync || code == ErrorCode::kIo || code == ErrorCode::kInternal;
+}
+
 bootstrap::Bytes to_bytes(const std::string& s) { return bootstrap::Bytes(s.begin(), s.end()); }
 std::string to_string(const bootstrap::Bytes& b) { return std::string(b.begin(), b.end()); }
 
@@ -35,7 +54,55 @@ CommImpl::CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector)
     : rank_(rank), size_(size), cfg_(std::move(cfg)), selector_(std::move(selector)),
       send_seq_(size, 0), recv_seq_(size, 0) {}
 
-CommImpl::~CommImpl() = default;
+CommImpl::~CommImpl() {
+  std::lock_guard<std::mutex> g(registry().mu);
+  registry().live.erase(this);
+}
+
+void CommImpl::abort() {
+  if (aborted_.exchange(true)) return;
+  CHORUS_LOG(WARN, Coll, "comm %u: rank %d: abort() called", comm_id_, rank_);
+  if (transport_)
+    transport_->abort(
+        Status(ErrorCode::kAborted, str_printf("abort() was called on rank %d", rank_)));
+}
+
+void CommImpl::abort_all() {
+  std::lock_guard<std::mutex> g(registry().mu);
+  for (CommImpl* c : registry().live) c->abort();
+}
+
+Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
+  const auto s = static_cast<unsigned long long>(seq);
+  if (!failed_.is_ok())
+    return failed_.with_context(
+        str_printf("rank %d: %s seq %llu refused: the communicator failed earlier", rank_, what, s));
+  if (aborted_.load(std::memory_order_acquire))
+    return Status(ErrorCode::kAborted,
+                  str_printf("rank %d: %s seq %llu refused: abort() was called on this "
+                             "communicator",
+                             rank_, what, s),
+                  -1, static_cast<std::int64_t>(seq));
+  return Status::ok();
+}
+
+Status CommImpl::fail(const Status& s, const std::string& context) {
+  failed_ = s.with_context(context);
+  if (propagates(s.code())) transport_->abort(failed_);
+  return failed_;
+}
+
+Result<bool> CommImpl::agree(bool flag) {
+  std::uint8_t in = flag ? 1 : 0, out = 0;
+  algo::CollArgs a;
+  a.send = &in;
+  a.recv = &out;
+  a.count = 1;
+  a.dtype = DataType::kUint8;
+  a.op = ReduceOp::kMax;
+  CHORUS_RETURN_IF_ERROR(run(algo::CollKind::kAllReduce, a, "agree"));
+  return out != 0;
+}
 
 Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
                                                    std::shared_ptr<bootstrap::Store> store,
@@ -83,15 +150,18 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
     return out;
   };
   CHORUS_ASSIGN_OR_RETURN(comm->transport_, create_transport(req, *store, exchange));
+  {
+    std::lock_guard<std::mutex> g(registry().mu);
+    registry().live.insert(comm.get());
+  }
   CHORUS_LOG(INFO, Init, "comm %u: rank %d of %d ready (transport %s)", comm->comm_id_, rank, size,
              cfg.transport.c_str());
   return comm;
 }
 
-Status CommImpl::run(algo::CollKind kind, algo::CollArgs args) {
-  const char* name = algo::to_string(kind);
-  if (!failed_.is_ok())
-    return failed_.with_context(str_printf("%s refused: the communicator failed earlier", name));
+Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label) {
+  const char* name = label != nullptr ? label : algo::to_string(kind);
+  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq_));
   const std::uint64_t seq = next_seq_++;
   args.comm = comm_id_;
   args.seq = seq;
@@ -101,7 +171,9 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args) {
                       kind == algo::CollKind::kReduceScatter;
   const bool has_root = kind == algo::CollKind::kReduce || kind == algo::CollKind::kBroadcast ||
                         kind == algo::CollKind::kGather || kind == algo::CollKind::kScatter;
-  args.sig = algo::make_signature(kind, args.dtype, args.count, args.op, has_op, args.root, has_root);
+  args.sig = cfg_.desync_check ? algo::make_signature(kind, args.dtype, args.count, args.op, has_op,
+                                                      args.root, has_root)
+                               : 0;
   const std::size_t bytes = args.count * dtype_size(args.dtype);
   algo::Choice choice = selector_.choose(kind, bytes, size_);
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s", name,
@@ -109,33 +181,32 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args) {
              choice.name);
   Status s = choice.fn(*transport_, args);
   if (s.is_ok()) return s;
-  failed_ = s.with_seq(static_cast<std::int64_t>(seq))
-                .with_context(str_printf("rank %d in %s seq %llu (%s x %zu, algo %s)", rank_, name,
-                                         static_cast<unsigned long long>(seq),
-                                         chorus::to_string(args.dtype), args.count, choice.name));
-  return failed_;
+  return fail(s.with_seq(static_cast<std::int64_t>(seq)),
+              str_printf("rank %d in %s seq %llu (%s x %zu, algo %s)", rank_, name,
+                         static_cast<unsigned long long>(seq), chorus::to_string(args.dtype),
+                         args.count, choice.name));
 }
 
 Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
-  if (!failed_.is_ok()) return failed_.with_context("send refused: the communicator failed earlier");
-  transport::Tag tag{comm_id_ | kP2pCommBit, send_seq_[peer]++, 0, p2p_signature(bytes)};
+  CHORUS_RETURN_IF_ERROR(refuse("send", send_seq_[peer]));
+  const std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
+  transport::Tag tag{comm_id_ | kP2pCommBit, send_seq_[peer]++, 0, sig};
   Status s = transport::send(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
-  if (!s.is_ok())
-    failed_ = s.with_peer(peer).with_context(str_printf(
-        "rank %d in send #%llu to rank %d (%zu bytes)", rank_,
-        static_cast<unsigned long long>(tag.seq), peer, bytes));
-  return failed_;
+  if (s.is_ok()) return s;
+  return fail(s.with_peer(peer).with_seq(static_cast<std::int64_t>(tag.seq)),
+              str_printf("rank %d in send seq %llu to rank %d (%zu bytes)", rank_,
+                         static_cast<unsigned long long>(tag.seq), peer, bytes));
 }
 
 Status CommImpl::recv(void* buf, std::size_t bytes, int peer) {
-  if (!failed_.is_ok()) return failed_.with_context("recv refused: the communicator failed earlier");
-  transport::Tag tag{comm_id_ | kP2pCommBit, recv_seq_[peer]++, 0, p2p_signature(bytes)};
+  CHORUS_RETURN_IF_ERROR(refuse("recv", recv_seq_[peer]));
+  const std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
+  transport::Tag tag{comm_id_ | kP2pCommBit, recv_seq_[peer]++, 0, sig};
   Status s = transport::recv(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
-  if (!s.is_ok())
-    failed_ = s.with_peer(peer).with_context(str_printf(
-        "rank %d in recv #%llu from rank %d (%zu bytes)", rank_,
-        static_cast<unsigned long long>(tag.seq), peer, bytes));
-  return failed_;
+  if (s.is_ok()) return s;
+  return fail(s.with_peer(peer).with_seq(static_cast<std::int64_t>(tag.seq)),
+              str_printf("rank %d in recv seq %llu from rank %d (%zu bytes)", rank_,
+                         static_cast<unsigned long long>(tag.seq), peer, bytes));
 }
 
 }  // namespace chorus::core

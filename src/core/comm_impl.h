@@ -1,6 +1,7 @@
 // CommImpl: one communicator's state (rank, size, transport, store, op sequence) and
 // the path of every collective from validated arguments to an algorithm.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@ struct CommConfig {
   std::size_t socket_buffer_bytes = 4 << 20;
   std::string socket_addr;       // "" = derive from the store connection
   std::string transport = "tcp";
+  bool desync_check = true;      // stamp operation signatures into message tags
 };
 
 class CommImpl {
@@ -40,14 +42,31 @@ class CommImpl {
   int size() const { return size_; }
 
   // Runs one collective: stamps comm id, seq and deadline into `args`, picks the
-  // algorithm, runs it on this thread. Errors carry the collective's name and seq.
-  Status run(algo::CollKind kind, algo::CollArgs args);
-  // Point-to-point; ordered per (sender, receiver) pair.
+  // algorithm, runs it on this thread. Errors carry this rank, the collective's name
+  // (`label` when given) and seq. A communication failure (kPeerLost, kTimeout, kDesync,
+  // kIo, kInternal) also aborts the transport, which tells every peer, so all ranks fail
+  // fast naming the original culprit instead of waiting for their deadlines.
+  Status run(algo::CollKind kind, algo::CollArgs args, const char* label = nullptr);
+  // Point-to-point; ordered per (sender, receiver) pair. Failures propagate as in run().
   Status send(const void* buf, std::size_t bytes, int peer);
   Status recv(void* buf, std::size_t bytes, int peer);
+  // Logical OR of `flag` over all ranks (an all_reduce MAX of one byte); fails like run().
+  Result<bool> agree(bool flag);
+
+  // Fails every pending and future operation with kAborted and tells the peers.
+  // Thread-safe, callable while another thread is inside run(); never blocks on the
+  // network. Idempotent.
+  void abort();
+  // abort() on every live communicator of this process.
+  static void abort_all();
 
  private:
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
+  // Records `s` (decorated with `context`) as the sticky failure and, for communication
+  // failures, aborts the transport so every peer learns. Returns the recorded failure.
+  Status fail(const Status& s, const std::string& context);
+  // The sticky failure, or kAborted after abort(); OK when the communicator is usable.
+  Status refuse(const char* what, std::uint64_t seq) const;
 
   int rank_;
   int size_;
@@ -57,7 +76,8 @@ class CommImpl {
   std::uint64_t next_seq_ = 0;
   std::vector<std::uint64_t> send_seq_;  // per peer, point-to-point
   std::vector<std::uint64_t> recv_seq_;
-  Status failed_;  // sticky: first communication error
+  Status failed_;  // sticky: first communication error (touched by the op thread only)
+  std::atomic<bool> aborted_{false};  // abort() was called (any thread)
   std::shared_ptr<bootstrap::Store> store_;
   std::unique_ptr<transport::Transport> transport_;
   std::shared_ptr<void> keepalive_;

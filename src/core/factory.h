@@ -25,7 +25,9 @@ struct TransportRequest {
 using Exchange = std::function<Result<std::vector<std::string>>(const std::string& key,
                                                                 const std::string& mine)>;
 
-// kInvalidArgument naming CHORUS_TRANSPORT for an unknown transport.
+// Picks shm when every rank is on this host (CHORUS_TRANSPORT=auto or shm), else TCP.
+// kInvalidArgument naming CHORUS_TRANSPORT for an unknown transport, or for shm when the
+// ranks span hosts.
 Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRequest& req,
                                                                const bootstrap::Store& store,
                                                                const Exchange& exchange);

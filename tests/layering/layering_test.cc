@@ -22,11 +22,12 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"kernels", {"util"}},
       {"transport", {"util", "config", "diag"}},
       {"transport/tcp", {"util", "config", "diag", "transport"}},
+      {"transport/shm", {"util", "config", "diag", "transport"}},
       {"transport/testing", {"util", "config", "diag", "transport"}},
       {"algo", {"util", "config", "diag", "transport", "kernels", "transport/testing"}},
       {"bootstrap", {"util", "config", "diag"}},
-      {"core", {"util", "config", "diag", "transport", "transport/tcp", "algo", "bootstrap",
-                "kernels"}},
+      {"core", {"util", "config", "diag", "transport", "transport/tcp", "transport/shm", "algo",
+                "bootstrap", "kernels"}},
       {"api", {"util", "config", "diag", "transport", "algo", "bootstrap", "core", "kernels"}},
   };
   return table;
@@ -34,7 +35,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
 
 // The room of an included path such as "transport/tcp/frame.h" or "algo/ring.h".
 std::string room_of(const std::string& include) {
-  for (const char* sub : {"transport/tcp/", "transport/testing/"})
+  for (const char* sub : {"transport/tcp/", "transport/shm/", "transport/testing/"})
     if (include.rfind(sub, 0) == 0) return std::string(sub).substr(0, std::string(sub).size() - 1);
   return include.substr(0, include.find('/'));
 }

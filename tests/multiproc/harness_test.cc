@@ -40,7 +40,10 @@ TEST(RankRunnerSelfTest, GtestFailureInsideRank) {
   auto r = RankRunner::run_raw(2, [] { EXPECT_EQ(this_rank().rank, 0) << "only rank 0 passes"; },
                                milliseconds(10000));
   ASSERT_FALSE(r.all_ok());
-  EXPECT_EQ(r.ranks[0].state, RankState::kOk);
+  // The runner stops the others at the first failure, so rank 0 may be killed before it
+  // reports: either outcome is right for it; rank 1's report is what is under test.
+  EXPECT_TRUE(r.ranks[0].state == RankState::kOk || r.ranks[0].state == RankState::kKilled)
+      << r.summary();
   EXPECT_EQ(r.ranks[1].state, RankState::kFailed);
   EXPECT_NE(r.ranks[1].message.find("only rank 0 passes"), std::string::npos) << r.summary();
 }

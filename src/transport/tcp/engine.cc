@@ -1,5 +1,5 @@
 // TCP engine bookkeeping: posting, matching against unexpected messages, cancel,
-// completion, peer failure, abort and close.
+// completion, peer failure and close.
 #include "transport/tcp/engine.h"
 
 #include <sys/eventfd.h>
@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "diag/log.h"
 #include "util/strings.h"
@@ -26,6 +27,7 @@ Engine::Engine(const TcpOptions& opts, Mesh mesh)
       size_(opts.size),
       job_token_(opts.job_token),
       eager_bytes_(opts.eager_bytes),
+      describe_sig_(opts.describe_sig),
       peers_(static_cast<std::size_t>(opts.size)),
       scratch_(64 << 10),
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
@@ -34,7 +36,6 @@ Engine::Engine(const TcpOptions& opts, Mesh mesh)
     p.rank = r;
     p.address = r < static_cast<int>(mesh.addresses.size()) ? mesh.addresses[r] : "";
     p.fd = std::move(mesh.fds[r]);
-    if (p.fd.valid()) raw_fds_.push_back(p.fd.get());
   }
 }
 
@@ -50,25 +51,6 @@ void Engine::close() {
     fail_peer(p, Status(ErrorCode::kAborted, "the TCP transport was destroyed", p.rank));
     p.fd.reset();
   }
-  cv_.notify_all();
-}
-
-Status Engine::abort_status() const {
-  std::lock_guard<std::mutex> g(abort_mu_);
-  return abort_status_;
-}
-
-void Engine::abort(const Status& reason) {
-  {
-    std::lock_guard<std::mutex> g(abort_mu_);
-    if (aborted_.load()) return;
-    abort_status_ = reason.is_ok() ? Status(ErrorCode::kAborted, "transport aborted") : reason;
-    aborted_.store(true, std::memory_order_release);
-  }
-  CHORUS_LOG(INFO, Net, "rank %d: TCP transport aborted: %s", rank_,
-             abort_status().to_string().c_str());
-  for (int fd : raw_fds_) ::shutdown(fd, SHUT_RDWR);  // peers see EOF at once
-  wake();
   cv_.notify_all();
 }
 
@@ -97,22 +79,47 @@ void Engine::fail_peer(Peer& p, Status st) {
     CHORUS_LOG(DEBUG, Net, "rank %d: %s", rank_, st.message().c_str());
   p.failed = st;
   if (p.fd.valid()) ::shutdown(p.fd.get(), SHUT_RDWR);
-  for (Op* op : p.posted) complete(op, st);
-  for (Op* op : p.await_cts) complete(op, st);
-  for (Op* op : p.await_data) complete(op, st);
   for (OutFrame& f : p.out)
     if (f.op != nullptr) complete(f.op, st);
-  if (p.in_body && p.in_sink == Peer::Sink::kOp && p.in_op != nullptr) complete(p.in_op, st);
-  p.posted.clear();
-  p.await_cts.clear();
-  p.await_data.clear();
   p.out.clear();
+  drop_pending(p, st);
   // Eager messages that fully arrived before the connection closed stay receivable (the
   // peer sent them and may have exited since); rendezvous offers can no longer complete.
   std::erase_if(p.unexpected, [](const Unexpected& u) { return u.rts; });
   p.in_body = false;
   p.in_op = nullptr;
   p.in_buf = {};
+  cv_.notify_all();
+}
+
+void Engine::drop_pending(Peer& p, const Status& st) {
+  for (Op* op : p.posted) complete(op, st);
+  for (Op* op : p.await_cts) complete(op, st);
+  for (Op* op : p.await_data) complete(op, st);
+  p.posted.clear();
+  p.await_cts.clear();
+  p.await_data.clear();
+  if (p.in_body && p.in_sink == Peer::Sink::kOp) {
+    if (p.in_op != nullptr) complete(p.in_op, st);
+    p.in_sink = Peer::Sink::kDiscard;  // the rest of the payload is read and dropped
+    p.in_op = nullptr;
+  }
+  std::deque<OutFrame> keep;
+  for (OutFrame& f : p.out) {
+    if (f.sent > 0) {  // the stream must stay well formed: finish it from a copy
+      if (f.op != nullptr) {
+        f.owned.assign(f.payload, f.payload + f.payload_len);
+        f.payload = f.owned.data();
+        complete(std::exchange(f.op, nullptr), st);
+      }
+      keep.push_back(std::move(f));
+    } else if (f.op != nullptr) {
+      complete(f.op, st);  // unsent eager or data frame: dropped
+    } else if (f.kind != FrameKind::kRts) {
+      keep.push_back(std::move(f));  // control frame (its rts op failed above)
+    }
+  }
+  p.out.swap(keep);
   cv_.notify_all();
 }
 
@@ -126,6 +133,7 @@ Status Engine::post(Op* op) {
     if (op->kind != Op::Kind::kRecv || !take_unexpected(p, op)) return p.failed;
     return Status::ok();
   }
+  if (!p.desynced.is_ok()) return p.desynced;
   if (op->kind == Op::Kind::kRecv) post_recv_locked(p, op);
   else post_send_locked(p, op);
   if (!p.out.empty()) write_peer(p);  // never blocks: the socket is non-blocking
@@ -134,7 +142,7 @@ Status Engine::post(Op* op) {
 }
 
 void Engine::post_recv_locked(Peer& p, Op* op) {
-  if (take_unexpected(p, op)) return;
+  if (take_unexpected(p, op) || overtaken(p, op)) return;
   op->where = Op::Where::kPosted;
   p.posted.push_back(op);
 }
@@ -145,7 +153,9 @@ bool Engine::take_unexpected(Peer& p, Op* op) {
   if (it == p.unexpected.end()) return false;
   Unexpected u = std::move(*it);
   p.unexpected.erase(it);
-  if (u.rts) {
+  if (signatures_differ(u.tag.sig, op->tag.sig)) {
+    reject_signature(p, op, u.tag, u.rts ? u.rdv_id : 0);
+  } else if (u.rts) {
     answer_rts(p, op, u.rdv_id, u.length);
   } else if (u.length != op->bytes) {
     complete(op, desync_status(p, op->tag, u.length, op->bytes));

@@ -34,7 +34,10 @@ class Engine {
   void cancel(Op* op);
   // Drives progress until every non-null op is done, one fails, or `deadline` passes.
   Status wait(std::span<Op* const> ops, Deadline deadline);
-  // Fails everything with `reason` and shuts the sockets down. Never takes the engine lock.
+  // Fails everything with `reason`, sends every live peer an abort frame (best effort:
+  // written without blocking; what the socket does not take now is flushed, bounded, by
+  // close()) and half-closes the connections. Takes the engine lock only briefly (no
+  // thread holds it across a blocking call); never waits for the network.
   void abort(const Status& reason);
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
   Status abort_status() const;
@@ -45,6 +48,9 @@ class Engine {
   // engine.cc: matching and bookkeeping (mu_ held).
   void complete(Op* op, Status st);
   void fail_peer(Peer& p, Status st);
+  // Fails every pending op of `p` and drops queued frames that carry user data (a frame
+  // already partly written is finished from a private copy); control frames stay.
+  void drop_pending(Peer& p, const Status& st);
   Status lost_status(const Peer& p) const;
   void post_recv_locked(Peer& p, Op* op);
   // Completes `op` from a matching unexpected message; false when none matches.
@@ -60,6 +66,27 @@ class Engine {
   // so that unread bytes never turn our close into a reset that destroys data in flight.
   void linger_close(std::unique_lock<std::mutex>& lk);
   void wake();
+
+  // engine_abort.cc: abort frames out and in, signature mismatches (mu_ held unless noted).
+  // Records the abort (abort_mu_ only); false when the engine was already aborted.
+  bool begin_abort(const Status& st, int origin, const std::string& text);
+  void broadcast_abort_locked();
+  void on_abort_frame(Peer& p);
+  // After abort: writes what is still queued (abort frames), bounded by the linger time.
+  void flush_after_abort(std::unique_lock<std::mutex>& lk);
+  // Fails receive `op` whose message (tag `msg`) belongs to another operation, and tells
+  // the sender with a desync frame (rdv_id of a rendezvous message, else 0).
+  void reject_signature(Peer& p, Op* op, const transport::Tag& msg, std::uint64_t rdv_id);
+  void on_desync(Peer& p, const FrameHeader& h);
+  // A message of a later operation from `p` (tag `later`) means `p` finished every
+  // earlier operation of that communicator: receives still waiting for one of those from
+  // `p` can never match, so they fail with kDesync (e.g. ranks disagree about the root).
+  void fail_overtaken(Peer& p, const transport::Tag& later);
+  bool overtaken(Peer& p, Op* op);
+  Status overtaken_status(const Peer& p, const Op& op, const transport::Tag& later) const;
+  Status signature_status(const Peer& p, const transport::Tag& tag, std::uint64_t mine,
+                          std::uint64_t theirs, bool receiver) const;
+  std::string describe(std::uint64_t sig) const;
 
   // engine_io.cc: socket I/O and incoming frame dispatch (mu_ held).
   void read_peer(Peer& p);
@@ -80,7 +107,7 @@ class Engine {
   const int size_;
   const std::uint64_t job_token_;
   const std::size_t eager_bytes_;
-  std::vector<int> raw_fds_;  // for abort(), which must not take mu_
+  const transport::SignatureFormatter describe_sig_;
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -95,6 +122,8 @@ class Engine {
   std::atomic<bool> aborted_{false};
   mutable std::mutex abort_mu_;
   Status abort_status_;
+  int abort_origin_ = -1;   // rank that first reported the failure
+  std::string abort_text_;  // its reason, as sent in abort frames
 };
 
 }  // namespace chorus::tcp

@@ -93,7 +93,8 @@ void Engine::write_peer(Peer& p) {
 
 void Engine::read_peer(Peer& p) {
   std::uint64_t budget = kReadBudget;
-  while (!p.is_failed() && budget > 0) {
+  // After abort nothing more is read: no buffer is written once its request failed.
+  while (!p.is_failed() && budget > 0 && !aborted()) {
     std::uint8_t* dst;
     std::size_t want;
     if (!p.in_body) {
@@ -103,7 +104,8 @@ void Engine::read_peer(Peer& p) {
       std::uint64_t left = p.in_frame.length - p.in_pos;
       switch (p.in_sink) {
         case Peer::Sink::kOp: dst = p.in_op->recv_data + p.in_pos; break;
-        case Peer::Sink::kUnexpected: dst = p.in_buf.data() + p.in_pos; break;
+        case Peer::Sink::kUnexpected:
+        case Peer::Sink::kAbortReason: dst = p.in_buf.data() + p.in_pos; break;
         default: dst = scratch_.data(); left = std::min<std::uint64_t>(left, scratch_.size());
       }
       want = static_cast<std::size_t>(std::min<std::uint64_t>(left, budget));
@@ -152,6 +154,10 @@ void Engine::on_header(Peer& p) {
     case FrameKind::kData: return on_data(p, h);
     case FrameKind::kNack: return on_nack(p, h);
     case FrameKind::kCancel: return on_cancel(p, h);
+    case FrameKind::kDesync: return on_desync(p, h);
+    case FrameKind::kAbort:
+      p.in_frame = h;
+      return begin_body(p, Peer::Sink::kAbortReason, nullptr);
     default: return;
   }
 }
@@ -161,7 +167,8 @@ void Engine::begin_body(Peer& p, Peer::Sink sink, Op* op) {
   p.in_op = op;
   p.in_pos = 0;
   if (op != nullptr) op->where = Op::Where::kReading;
-  if (sink == Peer::Sink::kUnexpected) p.in_buf.resize(p.in_frame.length);
+  if (sink == Peer::Sink::kUnexpected || sink == Peer::Sink::kAbortReason)
+    p.in_buf.resize(p.in_frame.length);
   p.in_body = true;
   if (p.in_frame.length == 0) finish_body(p);
 }
@@ -177,6 +184,7 @@ void Engine::finish_body(Peer& p) {
     Unexpected u{p.in_frame.tag, false, 0, p.in_frame.length, std::move(p.in_buf)};
     p.in_buf = {};
     if (Op* r = take_by_tag(p.posted, u.tag)) {
+      if (signatures_differ(u.tag.sig, r->tag.sig)) return reject_signature(p, r, u.tag, 0);
       if (u.length != r->bytes) return complete(r, desync_status(p, u.tag, u.length, r->bytes));
       if (u.length > 0) std::memcpy(r->recv_data, u.data.data(), u.length);
       complete(r, Status::ok());
@@ -184,13 +192,22 @@ void Engine::finish_body(Peer& p) {
       return;
     }
     p.unexpected.push_back(std::move(u));
+  } else if (p.in_sink == Peer::Sink::kAbortReason) {
+    on_abort_frame(p);
   }
 }
 
 void Engine::on_eager(Peer& p, const FrameHeader& h) {
   p.in_frame = h;
   Op* op = take_by_tag(p.posted, h.tag);
-  if (op == nullptr) return begin_body(p, Peer::Sink::kUnexpected, nullptr);
+  if (op == nullptr) {
+    fail_overtaken(p, h.tag);
+    return begin_body(p, Peer::Sink::kUnexpected, nullptr);
+  }
+  if (signatures_differ(h.tag.sig, op->tag.sig)) {
+    reject_signature(p, op, h.tag, 0);
+    return begin_body(p, Peer::Sink::kDiscard, nullptr);
+  }
   if (op->bytes != h.length) {
     complete(op, desync_status(p, h.tag, h.length, op->bytes));
     return begin_body(p, Peer::Sink::kDiscard, nullptr);
@@ -201,9 +218,11 @@ void Engine::on_eager(Peer& p, const FrameHeader& h) {
 void Engine::on_rts(Peer& p, const FrameHeader& h) {
   Op* op = take_by_tag(p.posted, h.tag);
   if (op == nullptr) {
+    fail_overtaken(p, h.tag);
     p.unexpected.push_back(Unexpected{h.tag, true, h.arg, h.length, {}});
     return;
   }
+  if (signatures_differ(h.tag.sig, op->tag.sig)) return reject_signature(p, op, h.tag, h.arg);
   answer_rts(p, op, h.arg, h.length);
 }
 

@@ -84,7 +84,7 @@ void Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline)
     std::uint64_t v;
     [[maybe_unused]] ssize_t r = ::read(wake_fd_.get(), &v, sizeof(v));
   }
-  for (std::size_t i = 1; i < pfds_.size(); ++i) {
+  for (std::size_t i = 1; i < pfds_.size() && !aborted(); ++i) {
     Peer& p = peers_[pfd_peer_[i]];
     if (p.is_failed()) continue;
     if (pfds_[i].revents & (POLLIN | POLLERR | POLLHUP)) read_peer(p);
@@ -101,7 +101,7 @@ constexpr int kLingerMs = 200;  // upper bound a closing rank waits for its peer
 }  // namespace
 
 void Engine::linger_close(std::unique_lock<std::mutex>& lk) {
-  if (aborted()) return;
+  if (aborted()) return flush_after_abort(lk);
   const Deadline limit = Deadline::after(std::chrono::milliseconds(kLingerMs));
   bool half_closed = false;
   std::vector<pollfd> pfds;

@@ -1,4 +1,4 @@
-// Encoding, decoding and validation of the 48-byte frame header (layout in docs/WIRE.md).
+// Encoding, decoding and validation of the 64-byte frame header (layout in docs/WIRE.md).
 #include "transport/tcp/frame.h"
 
 #include "util/strings.h"
@@ -29,6 +29,8 @@ const char* frame_kind_name(FrameKind kind) {
     case FrameKind::kData: return "data";
     case FrameKind::kNack: return "nack";
     case FrameKind::kCancel: return "cancel";
+    case FrameKind::kAbort: return "abort";
+    case FrameKind::kDesync: return "desync";
   }
   return "unknown";
 }
@@ -43,6 +45,8 @@ void encode_frame(const FrameHeader& h, std::uint8_t* out) {
   put_le<std::uint64_t>(out + 24, h.tag.seq);
   put_le<std::uint64_t>(out + 32, h.length);
   put_le<std::uint64_t>(out + 40, h.arg);
+  put_le<std::uint64_t>(out + 48, h.tag.sig);
+  put_le<std::uint64_t>(out + 56, h.peer_sig);
 }
 
 FrameHeader decode_frame(const std::uint8_t* in) {
@@ -56,6 +60,8 @@ FrameHeader decode_frame(const std::uint8_t* in) {
   h.tag.seq = get_le<std::uint64_t>(in + 24);
   h.length = get_le<std::uint64_t>(in + 32);
   h.arg = get_le<std::uint64_t>(in + 40);
+  h.tag.sig = get_le<std::uint64_t>(in + 48);
+  h.peer_sig = get_le<std::uint64_t>(in + 56);
   return h;
 }
 
@@ -75,8 +81,17 @@ Status validate_frame(const FrameHeader& h, std::uint64_t job_token, std::uint64
   switch (h.kind) {
     case FrameKind::kHello:
     case FrameKind::kCts:
-    case FrameKind::kCancel: limit = 0; break;
+    case FrameKind::kCancel:
+    case FrameKind::kDesync: limit = 0; break;
     case FrameKind::kEager: limit = max_eager; break;
+    case FrameKind::kAbort: {
+      const auto code = static_cast<std::uint32_t>(h.arg);
+      if (code <= static_cast<std::uint32_t>(ErrorCode::kOk) ||
+          code > static_cast<std::uint32_t>(ErrorCode::kInternal))
+        return Status(ErrorCode::kIo, str_printf("abort frame with unknown error code %u", code));
+      limit = kMaxAbortReasonBytes;
+      break;
+    }
     case FrameKind::kRts:
     case FrameKind::kData:
     case FrameKind::kNack: limit = kMaxMessageBytes; break;

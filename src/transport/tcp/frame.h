@@ -1,4 +1,4 @@
-// Frame header of the TCP wire format (docs/WIRE.md): fixed 48-byte little-endian header,
+// Frame header of the TCP wire format (docs/WIRE.md): fixed 64-byte little-endian header,
 // encoded and decoded here, and validated before the engine touches any buffer.
 #pragma once
 #include <cstddef>
@@ -10,8 +10,10 @@
 namespace chorus::tcp {
 
 inline constexpr std::uint32_t kFrameMagic = 0x53524843;  // bytes "CHRS" on the wire
-inline constexpr std::uint16_t kWireVersion = 1;
-inline constexpr std::size_t kFrameHeaderBytes = 48;
+inline constexpr std::uint16_t kWireVersion = 2;
+inline constexpr std::size_t kFrameHeaderBytes = 64;
+// Longest reason text an abort frame may carry.
+inline constexpr std::uint64_t kMaxAbortReasonBytes = 1024;
 // Largest message length accepted from the wire (1 TiB); anything above is corrupt.
 inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 40;
 
@@ -23,6 +25,10 @@ enum class FrameKind : std::uint16_t {
   kData = 5,    // rendezvous payload of `length` bytes follows; arg = rendezvous id
   kNack = 6,    // receiver refuses rendezvous `arg`: it expected `length` bytes
   kCancel = 7,  // sender cancelled rendezvous `arg`
+  kAbort = 8,   // sender aborted: payload = reason text; arg = abort_arg(); tag.step = the
+                // rank that first reported the failure
+  kDesync = 9,  // receiver's signature (tag.sig) differs from the message's (peer_sig);
+                // tag = the message's slot; arg = rendezvous id (0 for eager)
 };
 const char* frame_kind_name(FrameKind kind);
 
@@ -34,14 +40,26 @@ struct FrameHeader {
   transport::Tag tag;
   std::uint64_t length = 0;
   std::uint64_t arg = 0;
+  std::uint64_t peer_sig = 0;  // kDesync only: the signature the receiver got
 };
+
+// True when two operation signatures are both set and differ (0 = not checked).
+inline bool signatures_differ(std::uint64_t a, std::uint64_t b) { return a != 0 && b != 0 && a != b; }
+
+// arg of an abort frame: error code in bits 0-31, culprit peer rank + 1 in bits 32-63
+// (0 = unknown).
+inline std::uint64_t abort_arg(ErrorCode code, int peer) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(code)) |
+         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer + 1)) << 32);
+}
 
 // Writes `h` into exactly kFrameHeaderBytes bytes at `out`.
 void encode_frame(const FrameHeader& h, std::uint8_t* out);
 // Reads a header from kFrameHeaderBytes bytes. Does not validate.
 FrameHeader decode_frame(const std::uint8_t* in);
 // Checks magic, version, job token, kind and the kind's length rule (eager payloads at
-// most `max_eager`, hello/cts/cancel carry none, others at most kMaxMessageBytes).
+// most `max_eager`, abort reasons at most kMaxAbortReasonBytes, hello/cts/cancel carry
+// none, others at most kMaxMessageBytes), and that an abort frame's code is a failure code.
 // Returns kIo describing the first violation.
 Status validate_frame(const FrameHeader& h, std::uint64_t job_token, std::uint64_t max_eager);
 

@@ -151,10 +151,12 @@ TEST_P(MalformedFrame, FailsThatPeerOnly) {
   h.length = 16;
   switch (GetParam()) {
     case 0: h.magic = 0x12345678; break;
-    case 1: h.version = 2; break;
+    case 1: h.version = kWireVersion + 1; break;
     case 2: h.job_token = 5; break;
     case 3: h.length = std::uint64_t{1} << 62; break;
     case 4: h.kind = FrameKind::kHello; h.length = 0; break;
+    case 5: h.kind = FrameKind::kAbort; h.arg = 99; h.length = 0; break;  // unknown code
+    case 6: h.kind = FrameKind::kAbort; h.arg = 3; h.length = 4096; break;  // reason too long
   }
   send_header(fd.get(), h);
   Status st = transport::wait_one(*t0, r->get(), in_ms(5000));
@@ -163,7 +165,7 @@ TEST_P(MalformedFrame, FailsThatPeerOnly) {
   EXPECT_NE(st.message().find("malformed"), std::string::npos) << st.message();
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, MalformedFrame, ::testing::Range(0, 5));
+INSTANTIATE_TEST_SUITE_P(Kinds, MalformedFrame, ::testing::Range(0, 7));
 
 }  // namespace
 }  // namespace chorus::tcp::testing

@@ -63,12 +63,16 @@ struct Unexpected {
 };
 
 struct Peer {
-  enum class Sink : std::uint8_t { kOp, kUnexpected, kDiscard };
+  enum class Sink : std::uint8_t { kOp, kUnexpected, kDiscard, kAbortReason };
   int rank = -1;
   std::string address;
   UniqueFd fd;
   Status failed;  // set once; every later post to this peer fails with it
   bool is_failed() const { return !failed.is_ok(); }
+  // Set when this peer reported that a message we sent belongs to a different operation
+  // (kDesync frame): every pending and later request with the peer fails with it, but
+  // the connection stays open so the peer's abort frame can still be read.
+  Status desynced;
 
   std::deque<OutFrame> out;
   std::deque<Op*> posted;
@@ -84,7 +88,7 @@ struct Peer {
   FrameHeader in_frame;
   Sink in_sink = Sink::kDiscard;
   Op* in_op = nullptr;
-  std::vector<std::uint8_t> in_buf;  // unexpected eager payload being read
+  std::vector<std::uint8_t> in_buf;  // unexpected eager payload or abort reason being read
   std::uint64_t in_pos = 0;          // body bytes read so far
 };
 

@@ -1,0 +1,236 @@
+// Shared-memory engine bookkeeping: posting, matching against unexpected messages,
+// mismatch (kDesync) reports, cancel, completion, peer failure, abort and close.
+#include "transport/shm/engine.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "diag/log.h"
+#include "transport/shm/doorbell.h"
+#include "util/strings.h"
+
+namespace chorus::shm {
+
+Engine::Engine(const ShmOptions& opts, Segment seg)
+    : rank_(opts.rank),
+      size_(opts.size),
+      copy_out_bytes_(std::min<std::size_t>(opts.copy_out_bytes, opts.ring_bytes)),
+      describe_sig_(opts.describe_sig),
+      seg_(std::move(seg)),
+      me_(seg_.slot(opts.rank)),
+      peers_(static_cast<std::size_t>(opts.size)) {
+  for (int r = 0; r < size_; ++r) {
+    Peer& p = peers_[r];
+    p.rank = r;
+    if (r == rank_) continue;
+    p.pid = seg_.slot(r).pid.load(std::memory_order_acquire);
+    p.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, p.pid, 0)));  // -1: use kill(pid, 0)
+    p.out_ring = seg_.ring(rank_, r);
+    p.in_ring = seg_.ring(r, rank_);
+  }
+}
+
+Engine::~Engine() { close(); }
+
+void Engine::close() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (closed_) return;
+  closed_ = true;
+  for (Peer& p : peers_) {
+    if (p.rank == rank_ || p.is_failed()) continue;
+    fail_peer(p, Status(ErrorCode::kAborted, "the shm transport was destroyed", p.rank));
+  }
+  // Messages already in the rings stay receivable; peers see us as departed.
+  if (!aborted()) me_.state.store(kDeparted, std::memory_order_release);
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) ring_doorbell(seg_.slot(r));
+  cv_.notify_all();
+}
+
+Status Engine::abort_status() const {
+  std::lock_guard<std::mutex> g(abort_mu_);
+  return abort_status_;
+}
+
+void Engine::abort(const Status& reason, bool tell_peers) {
+  {
+    std::lock_guard<std::mutex> g(abort_mu_);
+    if (aborted_.load()) return;
+    abort_status_ = reason.is_ok() ? Status(ErrorCode::kAborted, "transport aborted") : reason;
+    aborted_.store(true, std::memory_order_release);
+  }
+  CHORUS_LOG(INFO, Net, "rank %d: shm transport aborted: %s", rank_,
+             abort_status().to_string().c_str());
+  if (tell_peers) {
+    const std::string text = abort_status().message();
+    std::size_t n = std::min(text.size(), kReasonBytes - 1);
+    std::memcpy(me_.abort_reason, text.data(), n);
+    me_.abort_reason[n] = '\0';
+    me_.abort_code.store(static_cast<std::int32_t>(abort_status().code()), std::memory_order_relaxed);
+    me_.state.store(kAborted, std::memory_order_release);
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_) ring_doorbell(seg_.slot(r));
+  }
+  ring_doorbell(me_);  // our own sleeping poller
+  cv_.notify_all();
+}
+
+void Engine::complete(Op* op, Status st) {
+  if (!st.is_ok() && aborted()) st = abort_status();
+  op->status = std::move(st);
+  op->where = Op::Where::kNone;
+  op->done.store(true, std::memory_order_release);
+  cv_.notify_all();
+}
+
+void Engine::fail_peer(Peer& p, Status st) {
+  if (p.is_failed()) return;
+  const bool pending = !p.posted.empty() || !p.out.empty() || p.in_op != nullptr;
+  if (st.code() != ErrorCode::kAborted && pending)
+    CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
+  p.failed = st;
+  for (Op* op : p.posted) complete(op, st);
+  for (OutItem& it : p.out)
+    if (it.op != nullptr) complete(it.op, st);
+  if (p.in_op != nullptr) complete(p.in_op, st);
+  p.posted.clear();
+  p.out.clear();
+  p.in_op = nullptr;
+  p.have_hdr = false;
+  p.in_buf = {};
+}
+
+std::string Engine::describe(std::uint64_t sig) const {
+  if (describe_sig_ != nullptr) return describe_sig_(sig);
+  return str_printf("0x%016llx", static_cast<unsigned long long>(sig));
+}
+
+Status Engine::mismatch(const Peer& p, const transport::Tag& got, std::uint64_t got_len,
+                        const transport::Tag& want, std::size_t want_len) const {
+  std::string what;
+  if (got.sig != 0 && want.sig != 0 && got.sig != want.sig)
+    what = str_printf("belongs to operation %s, but the posted receive belongs to %s",
+                      describe(got.sig).c_str(), describe(want.sig).c_str());
+  else
+    what = str_printf("is %llu bytes, but the posted receive expects %zu bytes",
+                      static_cast<unsigned long long>(got_len), want_len);
+  return Status(ErrorCode::kDesync,
+                str_printf("message from peer rank %d (pid %d) with tag comm %u seq %llu step %u %s",
+                           p.rank, p.pid, got.comm, static_cast<unsigned long long>(got.seq),
+                           got.step, what.c_str()),
+                p.rank, static_cast<std::int64_t>(got.seq));
+}
+
+bool Engine::take_unexpected(Peer& p, Op* op) {
+  auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
+                         [&](const Unexpected& u) { return u.tag.matches(op->tag); });
+  if (it == p.unexpected.end()) return false;
+  Unexpected u = std::move(*it);
+  p.unexpected.erase(it);
+  if (differs(u.tag, u.data.size(), op)) {
+    complete(op, mismatch(p, u.tag, u.data.size(), op->tag, op->bytes));
+    if (!p.is_failed()) queue_nack(p, u.tag, op->bytes, op->tag.sig);
+  } else {
+    if (!u.data.empty()) std::memcpy(op->recv_data, u.data.data(), u.data.size());
+    complete(op, Status::ok());
+  }
+  return true;
+}
+
+void Engine::queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected,
+                        std::uint64_t sig) {
+  OutItem& it = p.out.emplace_back();
+  it.hdr.kind = RecHeader::kNack;
+  it.hdr.comm = tag.comm;
+  it.hdr.seq = tag.seq;
+  it.hdr.step = tag.step;
+  it.hdr.sig = tag.sig;
+  it.hdr.length = expected;
+  it.hdr.arg = sig;
+  write_peer(p);
+}
+
+// The receiver of one of our messages found it does not fit its receive. A send still
+// pending fails; one already delivered leaves the pair poisoned: later posts fail.
+void Engine::on_nack(Peer& p, const RecHeader& h) {
+  const transport::Tag tag = h.tag();
+  std::string what = h.sig != 0 && h.arg != 0 && h.sig != h.arg
+                         ? str_printf("was in operation %s, but this rank sent %s",
+                                      describe(h.arg).c_str(), describe(h.sig).c_str())
+                         : str_printf("expected %llu bytes", static_cast<unsigned long long>(h.length));
+  Status st(ErrorCode::kDesync,
+            str_printf("peer rank %d (pid %d) %s for tag comm %u seq %llu step %u", p.rank, p.pid,
+                       what.c_str(), tag.comm, static_cast<unsigned long long>(tag.seq), tag.step),
+            p.rank, static_cast<std::int64_t>(tag.seq));
+  CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
+  for (auto it = p.out.begin(); it != p.out.end(); ++it) {
+    if (it->op == nullptr || it->hdr.kind != RecHeader::kMsg || !it->hdr.tag().matches(tag)) continue;
+    Op* op = std::exchange(it->op, nullptr);
+    if (it->hdr_done) {  // the record must still be finished: keep a private copy
+      it->owned.assign(it->payload, it->payload + it->hdr.length);
+      it->payload = it->owned.data();
+    } else {
+      p.out.erase(it);
+    }
+    complete(op, st);
+    return;
+  }
+  if (!p.is_failed()) p.failed = st;
+}
+
+Status Engine::post(Op* op) {
+  if (aborted()) return abort_status();
+  std::lock_guard<std::mutex> lk(mu_);
+  if (closed_) return Status(ErrorCode::kAborted, "the shm transport was destroyed");
+  Peer& p = peers_[op->peer];
+  if (p.is_failed()) {
+    if (op->kind != Op::Kind::kRecv || !take_unexpected(p, op)) return p.failed;
+    return Status::ok();
+  }
+  if (op->kind == Op::Kind::kRecv) {
+    if (take_unexpected(p, op)) return Status::ok();
+    op->where = Op::Where::kPosted;
+    p.posted.push_back(op);
+    read_peer(p, false);
+  } else {
+    OutItem& it = p.out.emplace_back();
+    it.hdr.comm = op->tag.comm;
+    it.hdr.seq = op->tag.seq;
+    it.hdr.step = op->tag.step;
+    it.hdr.sig = op->tag.sig;
+    it.hdr.length = op->bytes;
+    it.payload = op->send_data;
+    it.op = op;
+    op->where = Op::Where::kOutQueue;
+    write_peer(p);
+  }
+  if (polling_) ring_doorbell(me_);  // let a sleeping poller see the new work
+  return Status::ok();
+}
+
+void Engine::cancel(Op* op) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (op->done.load(std::memory_order_acquire) || op->where == Op::Where::kNone) return;
+  Peer& p = peers_[op->peer];
+  if (op->where == Op::Where::kPosted) {
+    p.posted.erase(std::find(p.posted.begin(), p.posted.end(), op));
+  } else if (op->where == Op::Where::kReading) {
+    p.sink = Peer::Sink::kDiscard;
+    p.in_op = nullptr;
+  } else if (op->where == Op::Where::kOutQueue) {
+    auto it = std::find_if(p.out.begin(), p.out.end(), [&](const OutItem& i) { return i.op == op; });
+    if (it != p.out.end() && !it->hdr_done) {
+      p.out.erase(it);
+    } else if (it != p.out.end()) {  // finish the started record from a private copy
+      it->owned.assign(it->payload, it->payload + it->hdr.length);
+      it->payload = it->owned.data();
+      it->op = nullptr;
+    }
+  }
+  op->where = Op::Where::kNone;
+}
+
+}  // namespace chorus::shm

@@ -1,0 +1,151 @@
+// The shared-memory progress engine: per-pair byte rings carrying framed messages,
+// matching by (peer, tag), caller-driven progress with spin / yield / futex waiting,
+// peer liveness and abort propagation through the segment header.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "transport/shm/segment.h"
+#include "transport/shm/shm_transport.h"
+#include "util/unique_fd.h"
+
+namespace chorus::shm {
+
+// Header of one record in a ring: a message (followed by `length` payload bytes, streamed
+// as ring space allows) or a NACK (the receiver of `tag` found a size or signature mismatch).
+struct RecHeader {
+  enum Kind : std::uint32_t { kMsg = 0x4d534731, kNack = 0x4e41434b };
+  std::uint32_t kind = kMsg;
+  std::uint32_t comm = 0;
+  std::uint64_t seq = 0;
+  std::uint32_t step = 0;
+  std::uint32_t pad = 0;
+  std::uint64_t sig = 0;
+  std::uint64_t length = 0;  // kMsg: payload bytes; kNack: bytes the receiver expected
+  std::uint64_t arg = 0;     // kNack: the receiver's signature
+  transport::Tag tag() const { return transport::Tag{comm, seq, step, sig}; }
+};
+static_assert(sizeof(RecHeader) == 48);
+
+// One posted send or receive; lives inside its Request.
+struct Op {
+  enum class Kind : std::uint8_t { kSend, kRecv };
+  enum class Where : std::uint8_t { kNone, kPosted, kOutQueue, kReading };
+  Kind kind = Kind::kSend;
+  Where where = Where::kNone;
+  int peer = -1;
+  transport::Tag tag;
+  const std::uint8_t* send_data = nullptr;
+  std::uint8_t* recv_data = nullptr;
+  std::size_t bytes = 0;
+  std::atomic<bool> done{false};  // set (release) after `status` is final
+  Status status;
+};
+
+struct OutItem {
+  RecHeader hdr;
+  bool hdr_done = false;
+  const std::uint8_t* payload = nullptr;
+  std::size_t sent = 0;  // payload bytes written
+  Op* op = nullptr;      // completed when the whole record is in the ring
+  std::vector<std::uint8_t> owned;  // payload copy once `op` was cancelled mid-record
+};
+
+struct Unexpected {
+  transport::Tag tag;
+  std::vector<std::uint8_t> data;
+};
+
+struct Peer {
+  enum class Sink : std::uint8_t { kUndecided, kOp, kUnexpected, kDiscard };
+  int rank = -1;
+  int pid = 0;
+  UniqueFd pidfd;  // readable once the process has exited
+  Ring out_ring;   // this rank -> peer
+  Ring in_ring;    // peer -> this rank
+  Status failed;   // sticky; later posts fail with it
+  bool is_failed() const { return !failed.is_ok(); }
+  std::deque<OutItem> out;
+  std::deque<Op*> posted;
+  std::deque<Unexpected> unexpected;
+  bool have_hdr = false;  // incoming record whose header has been read
+  RecHeader in_hdr;
+  Sink sink = Sink::kUndecided;
+  Op* in_op = nullptr;
+  std::vector<std::uint8_t> in_buf;
+  std::uint64_t in_pos = 0;
+};
+
+// True when a message (tag, length) does not fit receive `op`: the size differs, or both
+// signatures are set and differ.
+inline bool differs(const transport::Tag& got, std::uint64_t got_len, const Op* op) {
+  return got_len != op->bytes || (got.sig != 0 && op->tag.sig != 0 && got.sig != op->tag.sig);
+}
+
+// Thread-safe; one mutex guards all state. The thread driving progress drops it while it
+// yields or sleeps on the doorbell.
+class Engine {
+ public:
+  Engine(const ShmOptions& opts, Segment seg);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  Status post(Op* op);
+  void cancel(Op* op);
+  Status wait(std::span<Op* const> ops, Deadline deadline);
+  // Fails everything with `reason`; `tell_peers` publishes it in the segment.
+  void abort(const Status& reason, bool tell_peers = true);
+  bool aborted() const { return aborted_.load(std::memory_order_acquire); }
+  Status abort_status() const;
+  // Marks this rank departed (peers see kPeerLost only for work pending with it).
+  void close();
+
+ private:
+  // engine.cc (mu_ held)
+  void complete(Op* op, Status st);
+  void fail_peer(Peer& p, Status st);
+  bool take_unexpected(Peer& p, Op* op);
+  void queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected, std::uint64_t sig);
+  Status mismatch(const Peer& p, const transport::Tag& got, std::uint64_t got_len,
+                  const transport::Tag& want, std::size_t want_len) const;
+  void on_nack(Peer& p, const RecHeader& h);
+  std::string describe(std::uint64_t sig) const;
+  // engine_io.cc (mu_ held)
+  bool write_peer(Peer& p);
+  bool read_peer(Peer& p, bool final);
+  bool decide_sink(Peer& p, bool final);
+  void finish_record(Peer& p);
+  bool progress_all();
+  void check_peers();
+  Status timeout_status(std::span<Op* const> ops) const;
+  void drive(std::unique_lock<std::mutex>& lk, Deadline deadline);
+
+  const int rank_;
+  const int size_;
+  const std::size_t copy_out_bytes_;
+  const transport::SignatureFormatter describe_sig_;
+  Segment seg_;
+  RankSlot& me_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Peer> peers_;
+  bool polling_ = false;
+  bool closed_ = false;
+  int idle_rounds_ = 0;
+  std::int64_t next_liveness_ns_ = 0;
+
+  std::atomic<bool> aborted_{false};
+  mutable std::mutex abort_mu_;
+  Status abort_status_;
+};
+
+}  // namespace chorus::shm

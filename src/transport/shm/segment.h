@@ -1,0 +1,102 @@
+// The shared-memory segment of one communicator: a header with per-rank liveness,
+// doorbell and abort words, then one single-producer single-consumer byte ring per
+// ordered pair of ranks (src -> dst). Layout is described in docs/WIRE.md.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "util/status.h"
+
+namespace chorus::shm {
+
+inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
+inline constexpr std::uint32_t kSegmentVersion = 1;
+inline constexpr std::size_t kReasonBytes = 512;
+
+// A rank's state word.
+enum RankState : std::uint32_t { kUnattached = 0, kAlive = 1, kDeparted = 2, kAborted = 3 };
+
+// Per-rank words, each on its own cache lines.
+struct alignas(64) RankSlot {
+  std::atomic<std::uint32_t> doorbell{0};  // futex word: bumped by whoever has news for this rank
+  std::atomic<std::uint32_t> sleeping{0};  // 1 while the rank sleeps on its doorbell
+  std::atomic<std::int32_t> pid{0};
+  std::atomic<std::uint32_t> state{kUnattached};
+  std::atomic<std::int32_t> abort_code{0};
+  char abort_reason[kReasonBytes];  // written before state becomes kAborted
+};
+
+struct alignas(64) SegmentHeader {
+  std::uint64_t magic;  // written last by the creator
+  std::uint32_t version;
+  std::uint32_t nranks;
+  std::uint64_t ring_bytes;
+  std::uint64_t total_bytes;
+  std::uint64_t job_token;
+};
+
+// Control words of one ring; its data follows.
+struct alignas(64) RingCtl {
+  std::atomic<std::uint64_t> head{0};  // bytes ever written (producer)
+  alignas(64) std::atomic<std::uint64_t> tail{0};  // bytes ever read (consumer)
+};
+
+// One byte ring seen from one side. Positions grow forever; index = pos % cap.
+class Ring {
+ public:
+  Ring() = default;
+  Ring(RingCtl* ctl, std::uint8_t* data, std::uint64_t cap) : ctl_(ctl), data_(data), cap_(cap) {}
+  bool valid() const { return ctl_ != nullptr; }
+  // Producer side.
+  std::uint64_t free_bytes() const;
+  void put(const void* src, std::size_t n);  // REQUIRES: n <= free_bytes()
+  // Consumer side.
+  std::uint64_t used_bytes() const;
+  void peek(void* dst, std::size_t n) const;  // REQUIRES: n <= used_bytes(); does not consume
+  void get(void* dst, std::size_t n);         // dst may be null: discard
+ private:
+  void copy_out(std::uint64_t pos, void* dst, std::size_t n) const;
+  RingCtl* ctl_ = nullptr;
+  std::uint8_t* data_ = nullptr;
+  std::uint64_t cap_ = 0;
+};
+
+// A mapped segment. Move-only; unmaps on destruction (never unlinks).
+class Segment {
+ public:
+  Segment() = default;
+  ~Segment();
+  Segment(Segment&& o) noexcept;
+  Segment& operator=(Segment&& o) noexcept;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+
+  static std::uint64_t size_for(int nranks, std::uint64_t ring_bytes);
+  // Creates (O_EXCL) and initialises the segment `name`; kIo on failure.
+  static Result<Segment> create(const std::string& name, int nranks, std::uint64_t ring_bytes,
+                                std::uint64_t job_token);
+  // Opens an existing segment and validates magic, version, size, rank count and token.
+  static Result<Segment> open(const std::string& name, int nranks, std::uint64_t job_token);
+  // Removes the name from /dev/shm (mappings stay valid). Returns errno-style status.
+  static Status unlink(const std::string& name);
+
+  int nranks() const { return static_cast<int>(hdr_->nranks); }
+  std::uint64_t ring_bytes() const { return hdr_->ring_bytes; }
+  RankSlot& slot(int rank) const;
+  Ring ring(int src, int dst) const;  // REQUIRES: src != dst
+
+ private:
+  Segment(void* base, std::size_t bytes) : base_(base), bytes_(bytes),
+      hdr_(static_cast<SegmentHeader*>(base)) {}
+  std::uint8_t* ring_base(int src, int dst) const;
+  void* base_ = nullptr;
+  std::size_t bytes_ = 0;
+  SegmentHeader* hdr_ = nullptr;
+};
+
+// "/chorus-<token hex>": the segment name of a communicator with job token `token`.
+std::string segment_name(std::uint64_t token);
+
+}  // namespace chorus::shm

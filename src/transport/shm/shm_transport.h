@@ -1,0 +1,34 @@
+// Shared-memory transport for ranks on one host: one segment per communicator holding a
+// byte ring per ordered pair of ranks; see docs/WIRE.md ("Shared-memory segment").
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace chorus::shm {
+
+struct ShmOptions {
+  int rank = 0;
+  int size = 1;
+  std::uint64_t job_token = 0;        // names the segment; openers check it
+  std::size_t ring_bytes = 1 << 20;   // bytes per (src, dst) ring (CHORUS_BUFFSIZE)
+  std::size_t copy_out_bytes = 64 << 10;  // unexpected messages up to this size are copied out
+  Deadline setup_deadline;
+  transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
+};
+
+// All-gathers one string per rank under `key` (index = rank); each key used once.
+using Exchange = std::function<Result<std::vector<std::string>>(const std::string& key,
+                                                                const std::string& mine)>;
+
+// Rank 0 creates the segment, the others attach, and once every rank has attached rank 0
+// removes its name (so nothing is left in /dev/shm whatever happens later).
+// kIo when the segment cannot be created or opened; errors from `exchange` pass through.
+Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOptions& opts,
+                                                                   const Exchange& exchange);
+
+}  // namespace chorus::shm

@@ -1,0 +1,49 @@
+// Helpers shared by the failure tests: cross-process timestamps (CLOCK_MONOTONIC is one
+// clock for every process of the host) and checks on the error a rank caught.
+#pragma once
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "chorus/chorus.h"
+#include "rank_runner.h"
+
+namespace chorus::testing {
+
+using FailClock = std::chrono::steady_clock;
+
+// These tests exercise the TCP transport's failure paths (abort frames, signature checks).
+inline void use_tcp_transport() { ::setenv("CHORUS_TRANSPORT", "tcp", 1); }
+
+// Records "now" under `name` in the run's temp dir (call right before leaving/dying).
+inline void stamp(const std::string& name) {
+  std::ofstream(this_rank().temp_dir + "/" + name)
+      << FailClock::now().time_since_epoch().count();
+}
+
+// Seconds since the stamp `name` (a huge value when it is missing).
+inline double seconds_since_stamp(const std::string& name) {
+  std::ifstream in(this_rank().temp_dir + "/" + name);
+  long long ns = 0;
+  if (!(in >> ns)) return 1e9;
+  auto then = FailClock::time_point(FailClock::duration(ns));
+  return std::chrono::duration<double>(FailClock::now() - then).count();
+}
+
+inline bool has(const Error& e, const std::string& s) {
+  return e.message().find(s) != std::string::npos;
+}
+
+// The error names this rank as the one that failed, and the sequence number it was in.
+inline void check_names_rank_and_seq(const Error& e, int rank) {
+  check(has(e, "rank " + std::to_string(rank) + " in ") ||
+            has(e, "rank " + std::to_string(rank) + ": "),
+        std::string("error does not name this rank: ") + e.what());
+  check(e.seq() >= 0 && has(e, "seq " + std::to_string(e.seq())),
+        std::string("error does not name its seq: ") + e.what());
+}
+
+}  // namespace chorus::testing
