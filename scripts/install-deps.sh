@@ -3,7 +3,7 @@
 # Idempotent: does nothing (and needs no network) when everything is present.
 set -euo pipefail
 packages=(cmake g++ make pkg-config googletest libgtest-dev libgmock-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev iproute2 procps)
+          libcli11-dev nlohmann-json3-dev iproute2 procps clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

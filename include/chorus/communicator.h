@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "chorus/export.h"
@@ -119,6 +120,19 @@ class CHORUS_EXPORT Communicator {
   void abort() noexcept;
   // abort() on every live communicator of this process (e.g. from a watchdog thread).
   static void abort_all() noexcept;
+
+  // This communicator's flight recorder: the last CHORUS_FLIGHT_RECORDER_SIZE (default
+  // 64) collectives and sends/recvs, oldest first, each with its identity (seq, op,
+  // dtype, count, reduction, root or peer), bytes, algorithm, state (issued, started,
+  // done, failed), issue time, wait and run times, and the error of a failed one. The
+  // text is versioned ("chorus flight recorder v1: ...", one "  seq=..." line per
+  // operation; docs/DIAGNOSTICS.md specifies it). The same dump goes to stderr on a
+  // communication failure and, for every communicator of the process, on SIGUSR1
+  // (unless CHORUS_SIGUSR1=0).
+  // Thread-safe: may be called from any thread, also while another thread is inside
+  // a collective; it never blocks on the network. Throws kInvalidArgument only when
+  // this communicator was moved from.
+  std::string flight_record() const;
 
   // Typed conveniences over the calls above.
   template <class T>

@@ -187,4 +187,6 @@ void Communicator::abort() noexcept {
 
 void Communicator::abort_all() noexcept { core::CommImpl::abort_all(); }
 
+std::string Communicator::flight_record() const { return impl().flight_record("api"); }
+
 }  // namespace chorus

@@ -1,13 +1,15 @@
 // CommImpl: rendezvous, transport set-up, and the path of one collective to its algorithm.
 #include "core/comm_impl.h"
 
+#include <unistd.h>
+
 #include <charconv>
-#include <mutex>
 #include <random>
-#include <set>
 
 #include "algo/signature.h"
+#include "core/dump_signal.h"
 #include "core/factory.h"
+#include "core/live_comms.h"
 #include "diag/log.h"
 #include "util/strings.h"
 
@@ -28,17 +30,6 @@ std::uint64_t random_token() {
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ 0x9e3779b97f4a7c15ull;
 }
 
-// Every live communicator of the process, for abort_all(). Never destroyed, so
-// communicators that outlive static destruction can still unregister.
-struct Registry {
-  std::mutex mu;
-  std::set<CommImpl*> live;
-};
-Registry& registry() {
-  static Registry* r = new Registry;
-  return *r;
-}
-
 // Failures that leave peers waiting on this rank: the transport tells them at once.
 bool propagates(ErrorCode code) {
   return code == ErrorCode::kPeerLost || code == ErrorCode::kTimeout ||
@@ -55,8 +46,15 @@ CommImpl::CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector)
       send_seq_(size, 0), recv_seq_(size, 0) {}
 
 CommImpl::~CommImpl() {
-  std::lock_guard<std::mutex> g(registry().mu);
-  registry().live.erase(this);
+  live_comms_remove(this);
+  // Leave a line for the hang report of ranks that still need this one ("exited after
+  // seq N"), before the transport closes and they notice.
+  if (comm_store_ && !reported_ && diag_.hang_report != HangReportMode::kNone) {
+    reported_ = true;
+    exchange_hang_lines(comm_store_, comm_id_,
+                        own_line(aborted_.load() ? "aborted" : "exited", ""), {}, -1, false,
+                        kHangReportBudget);
+  }
 }
 
 void CommImpl::abort() {
@@ -68,8 +66,7 @@ void CommImpl::abort() {
 }
 
 void CommImpl::abort_all() {
-  std::lock_guard<std::mutex> g(registry().mu);
-  for (CommImpl* c : registry().live) c->abort();
+  live_comms_for_each([](CommImpl& c) { c.abort(); });
 }
 
 Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
@@ -86,9 +83,20 @@ Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
   return Status::ok();
 }
 
-Status CommImpl::fail(const Status& s, const std::string& context) {
+Status CommImpl::fail(const Status& s, const std::string& context, std::uint64_t rec) {
   failed_ = s.with_context(context);
-  if (propagates(s.code())) transport_->abort(failed_);
+  const int peer = failed_.peer();
+  if (s.code() == ErrorCode::kPeerLost && peer >= 0 && peer < size_ && pids_[peer] >= 0) {
+    const std::string where = str_printf("rank %d ran on host %s pid %ld", peer,
+                                         hosts_[peer].c_str(), pids_[peer]);
+    if (failed_.message().find(str_printf("pid %ld", pids_[peer])) == std::string::npos)
+      failed_ = Status(failed_.code(), failed_.message() + " (" + where + ")", peer,
+                       failed_.seq());
+  }
+  recorder_->failed(rec, failed_.message());
+  if (!propagates(s.code())) return failed_;
+  transport_->abort(failed_);
+  report_failure();
   return failed_;
 }
 
@@ -126,6 +134,10 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   comm->comm_id_ = static_cast<std::uint32_t>(generation - 1);
   auto comm_store = std::make_shared<bootstrap::PrefixStore>(
       store, str_printf("chorus/comm%u", comm->comm_id_));
+  comm->comm_store_ = comm_store;
+  comm->diag_ = diag_settings();
+  comm->recorder_ = std::make_unique<diag::FlightRecorder>(comm->diag_.recorder_size,
+                                                           comm->comm_id_, rank, size);
 
   std::uint64_t token = 0;
   if (rank == 0) {
@@ -150,10 +162,21 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
     return out;
   };
   CHORUS_ASSIGN_OR_RETURN(comm->transport_, create_transport(req, *store, exchange));
-  {
-    std::lock_guard<std::mutex> g(registry().mu);
-    registry().live.insert(comm.get());
+  // Who runs each rank, for kPeerLost messages and the hang report.
+  CHORUS_ASSIGN_OR_RETURN(auto idents,
+                          exchange("ident", str_printf("%s %ld", diag::this_host().c_str(),
+                                                       static_cast<long>(::getpid()))));
+  comm->hosts_.assign(size, "");
+  comm->pids_.assign(size, -1);
+  for (int r = 0; r < size; ++r) {
+    const auto parts = str_split(idents[r], ' ');
+    auto pid = parts.size() == 2 ? parse_int(parts[1]) : std::nullopt;
+    if (!pid) continue;
+    comm->hosts_[r] = parts[0];
+    comm->pids_[r] = static_cast<long>(*pid);
   }
+  live_comms_add(comm.get());
+  if (comm->diag_.sigusr1) install_dump_signal();
   CHORUS_LOG(INFO, Init, "comm %u: rank %d of %d ready (transport %s)", comm->comm_id_, rank, size,
              cfg.transport.c_str());
   return comm;
@@ -175,38 +198,62 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label
                                                       args.root, has_root)
                                : 0;
   const std::size_t bytes = args.count * dtype_size(args.dtype);
+  diag::OpIdentity id;
+  id.seq = seq;
+  id.name = name;
+  id.dtype = kind == algo::CollKind::kBarrier ? "" : chorus::to_string(args.dtype);
+  id.redop = has_op ? chorus::to_string(args.op) : "";
+  id.count = args.count;
+  id.root = has_root ? args.root : -1;
+  id.bytes = bytes;
+  const std::uint64_t rec = recorder_->issue(id);
   algo::Choice choice = selector_.choose(kind, bytes, size_);
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s", name,
              static_cast<unsigned long long>(seq), args.count, chorus::to_string(args.dtype),
              choice.name);
+  recorder_->start(rec, choice.name);
   Status s = choice.fn(*transport_, args);
-  if (s.is_ok()) return s;
+  if (s.is_ok()) {
+    recorder_->done(rec);
+    return s;
+  }
   return fail(s.with_seq(static_cast<std::int64_t>(seq)),
               str_printf("rank %d in %s seq %llu (%s x %zu, algo %s)", rank_, name,
                          static_cast<unsigned long long>(seq), chorus::to_string(args.dtype),
-                         args.count, choice.name));
+                         args.count, choice.name),
+              rec);
 }
 
 Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
   CHORUS_RETURN_IF_ERROR(refuse("send", send_seq_[peer]));
   const std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
   transport::Tag tag{comm_id_ | kP2pCommBit, send_seq_[peer]++, 0, sig};
+  const std::uint64_t rec = record_p2p("send", tag.seq, peer, bytes);
   Status s = transport::send(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
-  if (s.is_ok()) return s;
+  if (s.is_ok()) {
+    recorder_->done(rec);
+    return s;
+  }
   return fail(s.with_peer(peer).with_seq(static_cast<std::int64_t>(tag.seq)),
               str_printf("rank %d in send seq %llu to rank %d (%zu bytes)", rank_,
-                         static_cast<unsigned long long>(tag.seq), peer, bytes));
+                         static_cast<unsigned long long>(tag.seq), peer, bytes),
+              rec);
 }
 
 Status CommImpl::recv(void* buf, std::size_t bytes, int peer) {
   CHORUS_RETURN_IF_ERROR(refuse("recv", recv_seq_[peer]));
   const std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
   transport::Tag tag{comm_id_ | kP2pCommBit, recv_seq_[peer]++, 0, sig};
+  const std::uint64_t rec = record_p2p("recv", tag.seq, peer, bytes);
   Status s = transport::recv(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
-  if (s.is_ok()) return s;
+  if (s.is_ok()) {
+    recorder_->done(rec);
+    return s;
+  }
   return fail(s.with_peer(peer).with_seq(static_cast<std::int64_t>(tag.seq)),
               str_printf("rank %d in recv seq %llu from rank %d (%zu bytes)", rank_,
-                         static_cast<unsigned long long>(tag.seq), peer, bytes));
+                         static_cast<unsigned long long>(tag.seq), peer, bytes),
+              rec);
 }
 
 }  // namespace chorus::core

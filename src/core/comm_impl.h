@@ -9,6 +9,8 @@
 #include "algo/algorithm.h"
 #include "algo/selector.h"
 #include "bootstrap/store.h"
+#include "core/comm_diag.h"
+#include "diag/flight_recorder.h"
 #include "transport/transport.h"
 #include "util/status.h"
 
@@ -60,11 +62,25 @@ class CommImpl {
   // abort() on every live communicator of this process.
   static void abort_all();
 
+  // The flight recorder's versioned text dump (docs/DIAGNOSTICS.md); `reason` goes into
+  // its header. Thread-safe.
+  std::string flight_record(const char* reason) const { return recorder_->dump(reason); }
+
  private:
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
-  // Records `s` (decorated with `context`) as the sticky failure and, for communication
-  // failures, aborts the transport so every peer learns. Returns the recorded failure.
-  Status fail(const Status& s, const std::string& context);
+  // Records `s` (decorated with `context`) as the sticky failure and marks flight-recorder
+  // entry `rec` failed. For communication failures it also aborts the transport so every
+  // peer learns, then (once) dumps the flight recorder and runs the hang report.
+  // Returns the recorded failure.
+  Status fail(const Status& s, const std::string& context, std::uint64_t rec);
+  // Records a send/recv as issued and started; returns its flight-recorder id.
+  std::uint64_t record_p2p(const char* name, std::uint64_t seq, int peer, std::size_t bytes);
+  // Dump + cross-rank hang report of fail(); bounded by kHangReportBudget.
+  void report_failure();
+  // This rank's hang-report line in `state` ("failed", "exited", ...).
+  diag::RankLine own_line(const char* state, const std::string& detail) const;
+  // Host and pid of every rank ("" / -1 when unknown), gathered at init.
+  std::vector<diag::RankLine> known_ranks() const;
   // The sticky failure, or kAborted after abort(); OK when the communicator is usable.
   Status refuse(const char* what, std::uint64_t seq) const;
 
@@ -79,6 +95,12 @@ class CommImpl {
   Status failed_;  // sticky: first communication error (touched by the op thread only)
   std::atomic<bool> aborted_{false};  // abort() was called (any thread)
   std::shared_ptr<bootstrap::Store> store_;
+  std::shared_ptr<bootstrap::Store> comm_store_;  // store_ under "chorus/comm<id>"
+  DiagSettings diag_;
+  std::unique_ptr<diag::FlightRecorder> recorder_;
+  std::vector<std::string> hosts_;  // per rank, from the "ident" exchange at init
+  std::vector<long> pids_;
+  bool reported_ = false;  // hang line published (op thread / destructor only)
   std::unique_ptr<transport::Transport> transport_;
   std::shared_ptr<void> keepalive_;
 };

@@ -35,9 +35,17 @@ Result<std::unique_ptr<transport::Transport>> create_tcp(const TransportRequest&
   opts.rank = req.rank;
   opts.size = req.size;
   opts.job_token = req.token;
+  // Bind/advertise precedence: CHORUS_SOCKET_ADDR, then CHORUS_SOCKET_IFNAME (not yet a
+  // CommConfig field: read from the process config), then the address reaching the store.
+  std::string store_side = bootstrap::tcp_store_local_address(store);
+  if (store_side.empty()) store_side = "127.0.0.1";
   opts.listen_host = req.cfg.socket_addr;
-  if (opts.listen_host.empty()) opts.listen_host = bootstrap::tcp_store_local_address(store);
-  if (opts.listen_host.empty()) opts.listen_host = "127.0.0.1";
+  if (opts.listen_host == "0.0.0.0") opts.advertise_host = store_side;  // all interfaces: asked
+  if (opts.listen_host.empty()) {
+    auto cfg = config::process_config();
+    if (cfg.has_value()) opts.interface_name = cfg->socket_ifname;
+    opts.listen_host = store_side;
+  }
   opts.eager_bytes = req.cfg.eager_bytes;
   opts.socket_buffer_bytes = req.cfg.socket_buffer_bytes;
   opts.connect_deadline = req.deadline;

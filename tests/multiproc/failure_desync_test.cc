@@ -55,7 +55,6 @@ void run_op(Communicator& comm, Mismatch what, bool odd) {
 class Desync : public ::testing::TestWithParam<std::tuple<int, Case>> {};
 
 TEST_P(Desync, EveryRankFailsShowingBothSignatures) {
-  use_tcp_transport();
   const auto [n, c] = GetParam();
   auto body = [c = c](Communicator& comm) {
     const bool odd = comm.rank() == comm.size() - 1;
@@ -116,7 +115,6 @@ INSTANTIATE_TEST_SUITE_P(Root, Desync,
 class AbortWhileBlocked : public ::testing::TestWithParam<bool> {};
 
 TEST_P(AbortWhileBlocked, FailsWithAbortedWithinOneSecond) {
-  use_tcp_transport();
   const bool all = GetParam();
   auto body = [all](Communicator& comm) {
     std::vector<float> v(1024, 1.0f), out(1024);
@@ -157,7 +155,6 @@ INSTANTIATE_TEST_SUITE_P(AbortAndAbortAll, AbortWhileBlocked, ::testing::Bool())
 class Agree : public ::testing::TestWithParam<int> {};
 
 TEST_P(Agree, IsALogicalOrAndFailsFastWhenARankIsGone) {
-  use_tcp_transport();
   const int n = GetParam();
   auto body = [](Communicator& comm) {
     const int last = comm.size() - 1;

@@ -15,8 +15,8 @@ namespace chorus::testing {
 
 using FailClock = std::chrono::steady_clock;
 
-// These tests exercise the TCP transport's failure paths (abort frames, signature checks).
-inline void use_tcp_transport() { ::setenv("CHORUS_TRANSPORT", "tcp", 1); }
+// These tests run on the transport CHORUS_TRANSPORT selects (auto, the default, is shm on
+// one host; CTest runs them again with tcp): both must give the same failure semantics.
 
 // Records "now" under `name` in the run's temp dir (call right before leaving/dying).
 inline void stamp(const std::string& name) {
@@ -35,6 +35,13 @@ inline double seconds_since_stamp(const std::string& name) {
 
 inline bool has(const Error& e, const std::string& s) {
   return e.message().find(s) != std::string::npos;
+}
+
+// The error names peer rank `peer` with its address: "peer rank P (127.0.0.1:port" over
+// TCP, "peer rank P (pid N on host" over shm.
+inline bool names_peer_address(const Error& e, int peer) {
+  const std::string p = "peer rank " + std::to_string(peer) + " (";
+  return has(e, p + "127.0.0.1:") || has(e, p + "pid ");
 }
 
 // The error names this rank as the one that failed, and the sequence number it was in.

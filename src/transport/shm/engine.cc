@@ -1,5 +1,5 @@
 // Shared-memory engine bookkeeping: posting, matching against unexpected messages,
-// mismatch (kDesync) reports, cancel, completion, peer failure, abort and close.
+// cancel, completion, peer failure and close.
 #include "transport/shm/engine.h"
 
 #include <sys/syscall.h>
@@ -14,6 +14,14 @@
 
 namespace chorus::shm {
 
+namespace {
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "this host";
+  return buf;
+}
+}  // namespace
+
 Engine::Engine(const ShmOptions& opts, Segment seg)
     : rank_(opts.rank),
       size_(opts.size),
@@ -22,11 +30,13 @@ Engine::Engine(const ShmOptions& opts, Segment seg)
       seg_(std::move(seg)),
       me_(seg_.slot(opts.rank)),
       peers_(static_cast<std::size_t>(opts.size)) {
+  const std::string host = host_name();
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];
     p.rank = r;
     if (r == rank_) continue;
     p.pid = seg_.slot(r).pid.load(std::memory_order_acquire);
+    p.address = str_printf("pid %d on %s", p.pid, host.c_str());
     p.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, p.pid, 0)));  // -1: use kill(pid, 0)
     p.out_ring = seg_.ring(rank_, r);
     p.in_ring = seg_.ring(r, rank_);
@@ -47,34 +57,6 @@ void Engine::close() {
   if (!aborted()) me_.state.store(kDeparted, std::memory_order_release);
   for (int r = 0; r < size_; ++r)
     if (r != rank_) ring_doorbell(seg_.slot(r));
-  cv_.notify_all();
-}
-
-Status Engine::abort_status() const {
-  std::lock_guard<std::mutex> g(abort_mu_);
-  return abort_status_;
-}
-
-void Engine::abort(const Status& reason, bool tell_peers) {
-  {
-    std::lock_guard<std::mutex> g(abort_mu_);
-    if (aborted_.load()) return;
-    abort_status_ = reason.is_ok() ? Status(ErrorCode::kAborted, "transport aborted") : reason;
-    aborted_.store(true, std::memory_order_release);
-  }
-  CHORUS_LOG(INFO, Net, "rank %d: shm transport aborted: %s", rank_,
-             abort_status().to_string().c_str());
-  if (tell_peers) {
-    const std::string text = abort_status().message();
-    std::size_t n = std::min(text.size(), kReasonBytes - 1);
-    std::memcpy(me_.abort_reason, text.data(), n);
-    me_.abort_reason[n] = '\0';
-    me_.abort_code.store(static_cast<std::int32_t>(abort_status().code()), std::memory_order_relaxed);
-    me_.state.store(kAborted, std::memory_order_release);
-    for (int r = 0; r < size_; ++r)
-      if (r != rank_) ring_doorbell(seg_.slot(r));
-  }
-  ring_doorbell(me_);  // our own sleeping poller
   cv_.notify_all();
 }
 
@@ -101,27 +83,6 @@ void Engine::fail_peer(Peer& p, Status st) {
   p.in_op = nullptr;
   p.have_hdr = false;
   p.in_buf = {};
-}
-
-std::string Engine::describe(std::uint64_t sig) const {
-  if (describe_sig_ != nullptr) return describe_sig_(sig);
-  return str_printf("0x%016llx", static_cast<unsigned long long>(sig));
-}
-
-Status Engine::mismatch(const Peer& p, const transport::Tag& got, std::uint64_t got_len,
-                        const transport::Tag& want, std::size_t want_len) const {
-  std::string what;
-  if (got.sig != 0 && want.sig != 0 && got.sig != want.sig)
-    what = str_printf("belongs to operation %s, but the posted receive belongs to %s",
-                      describe(got.sig).c_str(), describe(want.sig).c_str());
-  else
-    what = str_printf("is %llu bytes, but the posted receive expects %zu bytes",
-                      static_cast<unsigned long long>(got_len), want_len);
-  return Status(ErrorCode::kDesync,
-                str_printf("message from peer rank %d (pid %d) with tag comm %u seq %llu step %u %s",
-                           p.rank, p.pid, got.comm, static_cast<unsigned long long>(got.seq),
-                           got.step, what.c_str()),
-                p.rank, static_cast<std::int64_t>(got.seq));
 }
 
 bool Engine::take_unexpected(Peer& p, Op* op) {
@@ -153,45 +114,18 @@ void Engine::queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected
   write_peer(p);
 }
 
-// The receiver of one of our messages found it does not fit its receive. A send still
-// pending fails; one already delivered leaves the pair poisoned: later posts fail.
-void Engine::on_nack(Peer& p, const RecHeader& h) {
-  const transport::Tag tag = h.tag();
-  std::string what = h.sig != 0 && h.arg != 0 && h.sig != h.arg
-                         ? str_printf("was in operation %s, but this rank sent %s",
-                                      describe(h.arg).c_str(), describe(h.sig).c_str())
-                         : str_printf("expected %llu bytes", static_cast<unsigned long long>(h.length));
-  Status st(ErrorCode::kDesync,
-            str_printf("peer rank %d (pid %d) %s for tag comm %u seq %llu step %u", p.rank, p.pid,
-                       what.c_str(), tag.comm, static_cast<unsigned long long>(tag.seq), tag.step),
-            p.rank, static_cast<std::int64_t>(tag.seq));
-  CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
-  for (auto it = p.out.begin(); it != p.out.end(); ++it) {
-    if (it->op == nullptr || it->hdr.kind != RecHeader::kMsg || !it->hdr.tag().matches(tag)) continue;
-    Op* op = std::exchange(it->op, nullptr);
-    if (it->hdr_done) {  // the record must still be finished: keep a private copy
-      it->owned.assign(it->payload, it->payload + it->hdr.length);
-      it->payload = it->owned.data();
-    } else {
-      p.out.erase(it);
-    }
-    complete(op, st);
-    return;
-  }
-  if (!p.is_failed()) p.failed = st;
-}
-
 Status Engine::post(Op* op) {
   if (aborted()) return abort_status();
   std::lock_guard<std::mutex> lk(mu_);
   if (closed_) return Status(ErrorCode::kAborted, "the shm transport was destroyed");
   Peer& p = peers_[op->peer];
+  if (!p.desynced.is_ok()) return p.desynced;
   if (p.is_failed()) {
     if (op->kind != Op::Kind::kRecv || !take_unexpected(p, op)) return p.failed;
     return Status::ok();
   }
   if (op->kind == Op::Kind::kRecv) {
-    if (take_unexpected(p, op)) return Status::ok();
+    if (take_unexpected(p, op) || overtaken(p, op)) return Status::ok();
     op->where = Op::Where::kPosted;
     p.posted.push_back(op);
     read_peer(p, false);

@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "transport/shm/segment.h"
@@ -65,10 +66,12 @@ struct Peer {
   enum class Sink : std::uint8_t { kUndecided, kOp, kUnexpected, kDiscard };
   int rank = -1;
   int pid = 0;
+  std::string address;  // "pid P on <host>", for messages
   UniqueFd pidfd;  // readable once the process has exited
   Ring out_ring;   // this rank -> peer
   Ring in_ring;    // peer -> this rank
   Status failed;   // sticky; later posts fail with it
+  Status desynced;  // it rejected one of our messages: later posts fail with this
   bool is_failed() const { return !failed.is_ok(); }
   std::deque<OutItem> out;
   std::deque<Op*> posted;
@@ -101,8 +104,9 @@ class Engine {
   Status post(Op* op);
   void cancel(Op* op);
   Status wait(std::span<Op* const> ops, Deadline deadline);
-  // Fails everything with `reason`; `tell_peers` publishes it in the segment.
-  void abort(const Status& reason, bool tell_peers = true);
+  // Fails everything with `reason` and publishes it in our rank slot, where every peer
+  // sees it (the first abort wins; later ones are ignored).
+  void abort(const Status& reason);
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
   Status abort_status() const;
   // Marks this rank departed (peers see kPeerLost only for work pending with it).
@@ -114,9 +118,26 @@ class Engine {
   void fail_peer(Peer& p, Status st);
   bool take_unexpected(Peer& p, Op* op);
   void queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected, std::uint64_t sig);
+  // engine_abort.cc: abort words, mismatches (kDesync) on both sides (mu_ held unless noted).
+  // Records the abort (abort_mu_ only); false when the engine was already aborted.
+  bool begin_abort(const Status& st, int origin, const std::string& text);
+  // Writes the recorded abort into our rank slot and wakes every rank (no lock needed).
+  void publish_abort();
+  // Peer `p` published an abort: adopt it ("rank R reports: ...") and forward it.
+  void on_peer_abort(const Peer& p);
+  // Fails every pending op with `p` (a record already started is finished from a copy).
+  void drop_pending(Peer& p, const Status& st);
   Status mismatch(const Peer& p, const transport::Tag& got, std::uint64_t got_len,
                   const transport::Tag& want, std::size_t want_len) const;
+  Status signature_status(const Peer& p, const transport::Tag& tag, std::uint64_t mine,
+                          std::uint64_t theirs, bool receiver) const;
   void on_nack(Peer& p, const RecHeader& h);
+  // A message of a later operation from `p` (tag `later`) means `p` finished every
+  // earlier operation of that communicator: receives still waiting for one of those from
+  // `p` can never match, so they fail with kDesync (e.g. ranks disagree about the root).
+  void fail_overtaken(Peer& p, const transport::Tag& later);
+  bool overtaken(Peer& p, Op* op);
+  Status overtaken_status(const Peer& p, const Op& op, const transport::Tag& later) const;
   std::string describe(std::uint64_t sig) const;
   // engine_io.cc (mu_ held)
   bool write_peer(Peer& p);
@@ -146,6 +167,8 @@ class Engine {
   std::atomic<bool> aborted_{false};
   mutable std::mutex abort_mu_;
   Status abort_status_;
+  int abort_origin_ = -1;   // rank that first reported the failure
+  std::string abort_text_;  // its reason, as published in our slot
 };
 
 }  // namespace chorus::shm

@@ -81,6 +81,7 @@ bool Engine::decide_sink(Peer& p, bool final) {
     }
     return true;
   }
+  fail_overtaken(p, tag);
   const bool whole = p.in_ring.used_bytes() >= p.in_hdr.length;
   if (p.in_hdr.length <= copy_out_bytes_ || !p.posted.empty() || (final && whole)) {
     p.sink = Peer::Sink::kUnexpected;
@@ -124,8 +125,8 @@ bool Engine::read_peer(Peer& p, bool final) {
       }
       if (h.kind != RecHeader::kMsg || h.length > (std::uint64_t{1} << 48)) {
         fail_peer(p, Status(ErrorCode::kIo,
-                            str_printf("peer rank %d (pid %d) wrote a malformed record (kind 0x%x)",
-                                       p.rank, p.pid, h.kind), p.rank));
+                            str_printf("peer rank %d (%s) wrote a malformed record (kind 0x%x)",
+                                       p.rank, p.address.c_str(), h.kind), p.rank));
         break;
       }
       p.in_hdr = h;
@@ -167,26 +168,23 @@ void Engine::check_peers() {
   const bool probe = now >= next_liveness_ns_;
   if (probe) next_liveness_ns_ = now + kLivenessPeriodNs;
   for (Peer& p : peers_) {
-    if (p.rank == rank_ || p.is_failed()) continue;
-    RankSlot& s = seg_.slot(p.rank);
-    const std::uint32_t state = s.state.load(std::memory_order_acquire);
+    if (p.rank == rank_) continue;
+    const std::uint32_t state = seg_.slot(p.rank).state.load(std::memory_order_acquire);
+    // Aborts are read even from a peer already failed (lost, or desynced with us).
     if (state == kAborted) {
-      if (!aborted()) {
-        std::string text(s.abort_reason, strnlen(s.abort_reason, kReasonBytes));
-        auto code = static_cast<ErrorCode>(s.abort_code.load(std::memory_order_relaxed));
-        abort(Status(code, str_printf("rank %d reports: %s", p.rank, text.c_str()), p.rank), false);
-      }
+      if (!aborted()) on_peer_abort(p);
       return;
     }
+    if (p.is_failed()) continue;
     const bool departed = state == kDeparted;
     if (!departed && !(probe && process_gone(p))) continue;
     // Everything the peer wrote before leaving stays receivable.
     while (read_peer(p, true)) {
     }
     fail_peer(p, Status(ErrorCode::kPeerLost,
-                        departed ? str_printf("peer rank %d (pid %d) closed its shm transport",
-                                              p.rank, p.pid)
-                                 : str_printf("peer rank %d (pid %d) exited", p.rank, p.pid),
+                        departed ? str_printf("peer rank %d (%s) closed its shm transport",
+                                              p.rank, p.address.c_str())
+                                 : str_printf("peer rank %d (%s) exited", p.rank, p.address.c_str()),
                         p.rank));
   }
 }

@@ -24,10 +24,10 @@ Status Engine::timeout_status(std::span<Op* const> ops) const {
     if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
     const Peer& p = peers_[op->peer];
     return Status(ErrorCode::kTimeout,
-                  str_printf("deadline passed waiting for %s %s peer rank %d (pid %d), tag comm %u "
+                  str_printf("deadline passed waiting for %s %s peer rank %d (%s), tag comm %u "
                              "seq %llu step %u, %zu bytes",
                              op->kind == Op::Kind::kSend ? "send" : "recv",
-                             op->kind == Op::Kind::kSend ? "to" : "from", op->peer, p.pid,
+                             op->kind == Op::Kind::kSend ? "to" : "from", op->peer, p.address.c_str(),
                              op->tag.comm, static_cast<unsigned long long>(op->tag.seq),
                              op->tag.step, op->bytes),
                   op->peer, static_cast<std::int64_t>(op->tag.seq));

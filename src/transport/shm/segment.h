@@ -12,7 +12,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 1;
+inline constexpr std::uint32_t kSegmentVersion = 2;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -24,8 +24,12 @@ struct alignas(64) RankSlot {
   std::atomic<std::uint32_t> sleeping{0};  // 1 while the rank sleeps on its doorbell
   std::atomic<std::int32_t> pid{0};
   std::atomic<std::uint32_t> state{kUnattached};
+  // Written before state becomes kAborted: the failure's code, the rank that first
+  // reported it (a forwarded abort keeps it), the culprit (-1: none) and the reason text.
   std::atomic<std::int32_t> abort_code{0};
-  char abort_reason[kReasonBytes];  // written before state becomes kAborted
+  std::atomic<std::int32_t> abort_origin{-1};
+  std::atomic<std::int32_t> abort_peer{-1};
+  char abort_reason[kReasonBytes];
 };
 
 struct alignas(64) SegmentHeader {

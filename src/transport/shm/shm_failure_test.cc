@@ -126,6 +126,45 @@ TEST(ShmFailure, AbortReachesPeers) {
   }));
 }
 
+// An abort keeps its code, first reporter and culprit on every rank that hears it.
+TEST(ShmFailure, AbortKeepsCodeOriginAndCulprit) {
+  World w(3);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    char c;
+    if (rank == 0) t->abort(Status(ErrorCode::kPeerLost, "peer rank 2 left", 2));
+    Status st = transport::recv(*t, (rank + 1) % 3, Tag{1}, &c, 1, in_ms(kWaitMs));
+    SHM_CHECK(st.code() == ErrorCode::kPeerLost && st.peer() == 2, "%s", st.to_string().c_str());
+    if (rank != 0)
+      SHM_CHECK(contains(st, "rank 0 reports: peer rank 2 left"), "%s", st.to_string().c_str());
+  }));
+}
+
+// A message of a later seq (same comm) from the peer a receive waits on fails that receive,
+// whether it was posted before the message came or after.
+TEST(ShmFailure, ReceiveOvertakenByALaterSeqFailsWithDesync) {
+  World w(2);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    char c = 'x';
+    if (rank == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      SHM_CHECK(transport::send(*t, 1, Tag{3, 5}, &c, 1, in_ms(kWaitMs)).is_ok(), "send");
+      (void)transport::recv(*t, 1, Tag{9}, &c, 1, in_ms(kWaitMs));  // until rank 1 is done
+      return;
+    }
+    for (std::uint64_t seq : {4, 3}) {
+      Status st = transport::recv(*t, 0, Tag{3, seq}, &c, 1, in_ms(kWaitMs));
+      SHM_CHECK(st.code() == ErrorCode::kDesync && st.peer() == 0 &&
+                    contains(st, "seq " + std::to_string(seq) + " (step 0) from peer rank 0") &&
+                    contains(st, "moved on to"),
+                "%s", st.to_string().c_str());
+    }
+    SHM_CHECK(transport::recv(*t, 0, Tag{3, 5}, &c, 1, in_ms(kWaitMs)).is_ok() && c == 'x', "seq 5");
+    (void)transport::send(*t, 0, Tag{9}, &c, 1, in_ms(kWaitMs));
+  }));
+}
+
 TEST(ShmFailure, DeadlineGivesTimeoutNamingThePeer) {
   World w(2);
   expect_all_pass(w.run([&](int rank) {

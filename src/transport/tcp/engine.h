@@ -6,11 +6,13 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "transport/tcp/mesh.h"
 #include "transport/tcp/peer.h"
+#include "transport/tcp/spin_policy.h"
 #include "transport/tcp/tcp_transport.h"
 
 namespace chorus::tcp {
@@ -61,7 +63,10 @@ class Engine {
                      std::uint64_t arg);
   void cancel_send(Peer& p, Op* op);
   Status timeout_status(std::span<Op* const> ops) const;
-  void progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline);
+  // One poll over every socket; `phase` says whether it may block (kBlock) or not (then
+  // it pauses the cpu or yields when nothing happened). False when nothing happened.
+  bool progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline,
+                      SpinPolicy::Phase phase);
   // Graceful close: flush queued frames, send FIN, and read until the peers' FIN (bounded),
   // so that unread bytes never turn our close into a reset that destroys data in flight.
   void linger_close(std::unique_lock<std::mutex>& lk);
@@ -113,6 +118,7 @@ class Engine {
   std::condition_variable cv_;
   std::vector<Peer> peers_;  // index = rank; peers_[rank_] unused
   bool polling_ = false;     // a thread is driving progress
+  std::optional<SpinPolicy> spin_;  // how the polling thread waits; set on the first wait()
   bool closed_ = false;
   std::vector<pollfd> pfds_;
   std::vector<int> pfd_peer_;

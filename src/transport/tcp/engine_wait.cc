@@ -1,5 +1,7 @@
 // TCP engine wait loop: one waiting thread polls every peer socket (lock released while in
-// poll()), the others sleep on a condition variable; deadline and abort checks.
+// poll()), the others sleep on a condition variable; deadline and abort checks. The polling
+// thread first busy-waits (spin, then yield; see spin_policy.h), then blocks in poll().
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -33,6 +35,14 @@ Status Engine::timeout_status(std::span<Op* const> ops) const {
 
 Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
   std::unique_lock<std::mutex> lk(mu_);
+  if (!spin_) {
+    std::vector<std::string> addresses;
+    for (const Peer& p : peers_) addresses.push_back(p.address);
+    spin_.emplace(addresses, rank_);
+  }
+  bool polled = false;   // this thread drove progress during this wait
+  bool blocked = false;  // ... and reached the blocking phase
+  SpinPolicy::Clock::time_point start{};
   for (;;) {
     if (aborted()) {
       bool all_ok = std::all_of(ops.begin(), ops.end(), [](Op* op) {
@@ -49,13 +59,28 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
         return op->status;
       }
     }
-    if (all_done) return Status::ok();
+    if (all_done) {
+      if (polled) {
+        spin_->record(blocked);
+        cv_.notify_all();  // another waiter may take over polling
+      }
+      return Status::ok();
+    }
     if (deadline.expired()) return timeout_status(ops);
     if (!polling_) {
       polling_ = true;
-      progress_round(lk, deadline);
+      SpinPolicy::Phase phase = SpinPolicy::Phase::kBlock;
+      if (spin_->enabled()) {
+        auto now = SpinPolicy::Clock::now();
+        if (!polled) start = now;
+        phase = spin_->phase(start, now);
+      }
+      polled = true;
+      blocked = blocked || phase == SpinPolicy::Phase::kBlock;
+      const bool progressed = progress_round(lk, deadline, phase);
       polling_ = false;
-      cv_.notify_all();
+      // Busy rounds that found nothing leave the other waiters asleep.
+      if (progressed || phase == SpinPolicy::Phase::kBlock) cv_.notify_all();
     } else {
       auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
       cv_.wait_until(lk, until.at());
@@ -63,7 +88,8 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
   }
 }
 
-void Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline) {
+bool Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline,
+                            SpinPolicy::Phase phase) {
   pfds_.clear();
   pfd_peer_.clear();
   pfds_.push_back(pollfd{wake_fd_.get(), POLLIN, 0});
@@ -77,9 +103,12 @@ void Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline)
   }
   // pfds_ belongs to the polling thread alone, so it may be used with the lock released.
   lk.unlock();
-  int n = ::poll(pfds_.data(), pfds_.size(), deadline.remaining_ms(50));
+  const bool busy = phase != SpinPolicy::Phase::kBlock;
+  int n = ::poll(pfds_.data(), pfds_.size(), busy ? 0 : deadline.remaining_ms(50));
+  if (n == 0 && phase == SpinPolicy::Phase::kSpin) SpinPolicy::cpu_relax();
+  if (n == 0 && phase == SpinPolicy::Phase::kYield) ::sched_yield();
   lk.lock();
-  if (n <= 0 || aborted()) return;
+  if (n <= 0 || aborted()) return n != 0;
   if (pfds_[0].revents & POLLIN) {
     std::uint64_t v;
     [[maybe_unused]] ssize_t r = ::read(wake_fd_.get(), &v, sizeof(v));
@@ -90,6 +119,7 @@ void Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline)
     if (pfds_[i].revents & (POLLIN | POLLERR | POLLHUP)) read_peer(p);
     if (!p.is_failed() && !p.out.empty()) write_peer(p);
   }
+  return true;
 }
 
 }  // namespace chorus::tcp

@@ -10,6 +10,7 @@
 
 #include "diag/log.h"
 #include "transport/tcp/frame.h"
+#include "transport/tcp/handshake.h"
 #include "transport/tcp/socket.h"
 #include "util/strings.h"
 
@@ -43,17 +44,7 @@ Status send_hello(int fd, const TcpOptions& opts, Deadline deadline) {
 // Validates a complete hello; returns the sender's rank or the reason to drop it.
 Result<int> check_hello(const std::uint8_t* buf, const TcpOptions& opts,
                         const std::vector<UniqueFd>& fds) {
-  FrameHeader h = decode_frame(buf);
-  CHORUS_RETURN_IF_ERROR(validate_frame(h, opts.job_token, 0));
-  if (h.kind != FrameKind::kHello)
-    return Status(ErrorCode::kIo, str_printf("expected hello, got %s", frame_kind_name(h.kind)));
-  if (h.tag.seq != static_cast<std::uint64_t>(opts.size))
-    return Status(ErrorCode::kIo, str_printf("world size %llu differs from ours (%d)",
-                                             static_cast<unsigned long long>(h.tag.seq), opts.size));
-  if (h.arg <= static_cast<std::uint64_t>(opts.rank) || h.arg >= static_cast<std::uint64_t>(opts.size))
-    return Status(ErrorCode::kIo, str_printf("rank %llu is not a higher rank of this world",
-                                             static_cast<unsigned long long>(h.arg)));
-  int peer = static_cast<int>(h.arg);
+  CHORUS_ASSIGN_OR_RETURN(int peer, check_hello_bytes(buf, opts.job_token, opts.rank, opts.size));
   if (fds[peer].valid()) return Status(ErrorCode::kIo, str_printf("duplicate hello from rank %d", peer));
   return peer;
 }
@@ -132,14 +123,22 @@ Result<Mesh> build_mesh(const TcpOptions& opts, const AddressExchange& exchange)
     mesh.addresses.assign(1, "self");
     return mesh;
   }
-  CHORUS_ASSIGN_OR_RETURN(UniqueFd listener, listen_tcp(opts.listen_host, opts.socket_buffer_bytes));
+  // Bind address: the interface's IPv4 address when one is named, else listen_host.
+  std::string bind_host = opts.listen_host;
+  if (!opts.interface_name.empty()) {
+    CHORUS_ASSIGN_OR_RETURN(bind_host, interface_ipv4(opts.interface_name));
+  }
+  const std::string advertised =
+      opts.interface_name.empty() && !opts.advertise_host.empty() ? opts.advertise_host : bind_host;
+  CHORUS_ASSIGN_OR_RETURN(UniqueFd listener, listen_tcp(bind_host, opts.socket_buffer_bytes));
   CHORUS_ASSIGN_OR_RETURN(int port, local_port(listener.get()));
-  std::string mine = format_host_port(opts.listen_host, port);
+  std::string mine = format_host_port(advertised, port);
   CHORUS_ASSIGN_OR_RETURN(mesh.addresses, exchange(mine));
   if (mesh.addresses.size() != static_cast<std::size_t>(opts.size))
     return invalid_argument(str_printf("address exchange returned %zu addresses for %d ranks",
                                        mesh.addresses.size(), opts.size));
-  CHORUS_LOG(DEBUG, Net, "rank %d listening on %s", opts.rank, mine.c_str());
+  CHORUS_LOG(DEBUG, Net, "rank %d listening on %s (bound to %s)", opts.rank, mine.c_str(),
+             bind_host.c_str());
 
   std::vector<int> not_connected;
   for (int peer = 0; peer < opts.rank; ++peer) {

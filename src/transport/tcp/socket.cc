@@ -1,7 +1,9 @@
 // Non-blocking TCP socket helpers (see socket.h).
 #include "transport/tcp/socket.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -9,7 +11,9 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "diag/log.h"
@@ -89,6 +93,51 @@ Result<HostPort> parse_host_port(const std::string& address) {
 std::string format_host_port(const std::string& host, int port) {
   if (host.find(':') != std::string::npos) return str_printf("[%s]:%d", host.c_str(), port);
   return str_printf("%s:%d", host.c_str(), port);
+}
+
+namespace {
+struct IfAddrsDeleter {
+  void operator()(ifaddrs* a) const { freeifaddrs(a); }
+};
+using IfAddrsPtr = std::unique_ptr<ifaddrs, IfAddrsDeleter>;
+
+IfAddrsPtr get_ifaddrs() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return nullptr;
+  return IfAddrsPtr(list);
+}
+}  // namespace
+
+std::vector<std::string> ipv4_interfaces() {
+  std::vector<std::string> names;
+  IfAddrsPtr list = get_ifaddrs();
+  for (const ifaddrs* a = list.get(); a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET || a->ifa_name == nullptr)
+      continue;
+    if (std::find(names.begin(), names.end(), a->ifa_name) == names.end())
+      names.emplace_back(a->ifa_name);
+  }
+  return names;
+}
+
+Result<std::string> interface_ipv4(const std::string& name) {
+  IfAddrsPtr list = get_ifaddrs();
+  if (!list) return io_error("getifaddrs", errno);
+  for (const ifaddrs* a = list.get(); a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET || a->ifa_name == nullptr ||
+        name != a->ifa_name)
+      continue;
+    char text[INET_ADDRSTRLEN] = {};
+    const auto* sin = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    if (::inet_ntop(AF_INET, &sin->sin_addr, text, sizeof(text)) == nullptr)
+      return io_error("inet_ntop", errno);
+    return std::string(text);
+  }
+  std::string present;
+  for (const std::string& n : ipv4_interfaces()) present += (present.empty() ? "" : ", ") + n;
+  return invalid_argument(str_printf("CHORUS_SOCKET_IFNAME: no interface '%s' with an IPv4 "
+                                     "address; interfaces present: %s",
+                                     name.c_str(), present.empty() ? "(none)" : present.c_str()));
 }
 
 Result<UniqueFd> listen_tcp(const std::string& host, std::size_t buffer_bytes) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "util/deadline.h"
 #include "util/status.h"
@@ -19,6 +20,13 @@ struct HostPort {
 Result<HostPort> parse_host_port(const std::string& address);
 // Formats host and port back into "host:port" ("[host]:port" when host contains ':').
 std::string format_host_port(const std::string& host, int port);
+
+// The IPv4 address (dotted quad) of network interface `name` (getifaddrs). kInvalidArgument
+// naming CHORUS_SOCKET_IFNAME and listing the interfaces present when no interface of that
+// name has an IPv4 address.
+Result<std::string> interface_ipv4(const std::string& name);
+// Names of the interfaces that have an IPv4 address, in getifaddrs order, without repeats.
+std::vector<std::string> ipv4_interfaces();
 
 // Creates a non-blocking listening socket bound to `host` port 0 (the kernel picks one).
 // `buffer_bytes` (0 = kernel default) is applied before listen so accepted sockets inherit it.

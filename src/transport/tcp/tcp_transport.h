@@ -16,6 +16,12 @@ struct TcpOptions {
   int size = 1;
   std::uint64_t job_token = 0;      // every frame and handshake carries it; strangers are dropped
   std::string listen_host = "127.0.0.1";  // address to bind and advertise
+  // When set (CHORUS_SOCKET_IFNAME), bind and advertise this interface's IPv4 address
+  // instead of listen_host; an unknown name fails set-up with kInvalidArgument.
+  std::string interface_name;
+  // When set and no interface is named, advertised instead of listen_host (used when
+  // listen_host is a wildcard such as 0.0.0.0, which peers cannot connect to).
+  std::string advertise_host;
   std::size_t eager_bytes = 64 << 10;     // larger messages wait for the receiver (rendezvous)
   std::size_t socket_buffer_bytes = 4 << 20;  // 0 = kernel default
   Deadline connect_deadline;

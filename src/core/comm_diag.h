@@ -1,0 +1,44 @@
+// A communicator's diagnostics plumbing: the diagnostic settings (CHORUS_FLIGHT_RECORDER_SIZE,
+// CHORUS_HANG_REPORT, CHORUS_SIGUSR1), the bounded hang-report exchange through the
+// store, and writing reports to stderr.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bootstrap/store.h"
+#include "diag/hang_report.h"
+
+namespace chorus::core {
+
+enum class HangReportMode { kNone, kRank0, kAll };
+
+struct DiagSettings {
+  std::size_t recorder_size = 64;
+  HangReportMode hang_report = HangReportMode::kRank0;
+  bool sigusr1 = true;
+};
+
+// From the process config (defaults when it cannot be loaded; an unknown
+// CHORUS_HANG_REPORT value means rank0, with a warning).
+DiagSettings diag_settings();
+
+// The bound on publishing and gathering hang-report lines: the store may be gone.
+inline constexpr std::chrono::milliseconds kHangReportBudget{1000};
+
+// Publishes `mine` under "hang/<rank>" of `store` and, when `print`, gathers every
+// rank's line (ranks that never publish keep the host/pid of `known`) and returns the
+// formatted report. Waits up to `budget` for every rank except `culprit` (the rank the
+// failure names, -1 = none: it is likely dead or stalled, so it gets only a 200 ms
+// grace). Runs on a helper thread and returns after at most `budget` even
+// when the store hangs (then with a note that it did not answer); "" when !print.
+std::string exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::uint32_t comm,
+                                const diag::RankLine& mine, std::vector<diag::RankLine> known,
+                                int culprit, bool print, std::chrono::milliseconds budget);
+
+// Writes `text` to stderr with write(2), in as few calls as possible (no stdio buffer).
+void write_stderr(const std::string& text);
+
+}  // namespace chorus::core

@@ -1,0 +1,73 @@
+// CommImpl's diagnostics: flight-recorder entries for point-to-point ops, and what a
+// failing (or departing) rank tells the others through the store: its hang-report line.
+#include <unistd.h>
+
+#include "core/comm_impl.h"
+#include "util/strings.h"
+
+namespace chorus::core {
+
+namespace {
+
+std::string op_text(const char* name, int peer) {
+  if (peer < 0) return name;
+  return str_printf("%s %s %d", name, std::string(name) == "send" ? "to" : "from", peer);
+}
+
+}  // namespace
+
+std::uint64_t CommImpl::record_p2p(const char* name, std::uint64_t seq, int peer,
+                                   std::size_t bytes) {
+  diag::OpIdentity id;
+  id.seq = seq;
+  id.name = name;
+  id.dtype = "uint8";
+  id.count = bytes;
+  id.peer = peer;
+  id.bytes = bytes;
+  const std::uint64_t rec = recorder_->issue(id);
+  recorder_->start(rec, "p2p");
+  return rec;
+}
+
+diag::RankLine CommImpl::own_line(const char* state, const std::string& detail) const {
+  const diag::FlightSummary s = recorder_->summary();
+  diag::RankLine l;
+  l.rank = rank_;
+  l.reported = true;
+  l.host = diag::this_host();
+  l.pid = static_cast<long>(::getpid());
+  l.done_seq = s.done_seq;
+  l.done_op = op_text(s.done_name, s.done_peer);
+  l.cur_seq = s.cur_seq;
+  l.cur_op = op_text(s.cur_name, s.cur_peer);
+  l.state = state;
+  l.detail = detail;
+  return l;
+}
+
+std::vector<diag::RankLine> CommImpl::known_ranks() const {
+  std::vector<diag::RankLine> out(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) {
+    out[r].rank = r;
+    if (r < static_cast<int>(hosts_.size())) {
+      out[r].host = hosts_[r];
+      out[r].pid = pids_[r];
+    }
+  }
+  return out;
+}
+
+void CommImpl::report_failure() {
+  if (reported_) return;
+  reported_ = true;
+  write_stderr(recorder_->dump("failure"));
+  if (diag_.hang_report == HangReportMode::kNone || !comm_store_) return;
+  const bool print = diag_.hang_report == HangReportMode::kAll || rank_ == 0;
+  const std::string text =
+      exchange_hang_lines(comm_store_, comm_id_, own_line("failed", to_string(failed_.code())),
+                          known_ranks(), failed_.peer(), print, kHangReportBudget);
+  if (!text.empty()) write_stderr(text);
+}
+
+}  // namespace chorus::core

@@ -1,0 +1,93 @@
+// FlightRecorder: a fixed-size ring of the last N operations of one communicator
+// (identity, bytes, algorithm, state, timestamps, error) and its versioned text dump.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace chorus::diag {
+
+// The dump format's version; bump on any change to docs/DIAGNOSTICS.md's description.
+inline constexpr int kFlightRecordVersion = 1;
+
+enum class OpState : std::uint8_t { kIssued, kStarted, kDone, kFailed };
+const char* to_string(OpState s);
+
+// What identifies one operation. Every const char* must point to static storage
+// (string literals, to_string() tables): the hot path copies pointers, never text.
+struct OpIdentity {
+  std::uint64_t seq = 0;       // collective seq, or the per-peer seq of a send/recv
+  const char* name = "";       // "all_reduce", "agree", "send", ...
+  const char* dtype = "";      // "" when not applicable
+  const char* redop = "";      // "" when not applicable
+  std::size_t count = 0;
+  int root = -1;               // -1 when not applicable
+  int peer = -1;               // send/recv peer, else -1
+  std::size_t bytes = 0;
+};
+
+struct FlightEntry {
+  std::uint64_t id = 0;        // record id (0 = empty slot); ids count from 1
+  OpIdentity op;
+  const char* algo = "";
+  OpState state = OpState::kIssued;
+  std::int64_t issue_ns = 0;   // steady clock
+  std::int64_t start_ns = 0;   // steady clock, 0 = not started
+  std::int64_t end_ns = 0;     // steady clock, 0 = not ended
+  std::int64_t issue_wall_ns = 0;  // system clock (wall) at issue
+  std::string error;           // set when failed
+};
+
+// Last completed and current operation (survives ring wrap-around).
+struct FlightSummary {
+  std::int64_t done_seq = -1;  // -1 = none completed
+  const char* done_name = "";
+  int done_peer = -1;          // send/recv peer of the last completed op
+  std::int64_t cur_seq = -1;   // -1 = nothing in flight or failed
+  const char* cur_name = "";
+  int cur_peer = -1;
+  OpState cur_state = OpState::kIssued;
+};
+
+// Thread-safe; one mutex per recorder, held for a few stores per call. Capacity 0
+// disables the ring (the summary is still kept).
+class FlightRecorder {
+ public:
+  FlightRecorder(std::size_t capacity, std::uint32_t comm, int rank, int size);
+
+  // Records a new operation; returns its record id for the calls below.
+  std::uint64_t issue(const OpIdentity& op);
+  void start(std::uint64_t id, const char* algo);
+  void done(std::uint64_t id);
+  void failed(std::uint64_t id, const std::string& error);
+
+  // Entries still in the ring, oldest first.
+  std::vector<FlightEntry> snapshot() const;
+  FlightSummary summary() const;
+  std::size_t capacity() const { return ring_.size(); }
+
+  // The versioned text dump (docs/DIAGNOSTICS.md, "Flight recorder"); `reason` says
+  // why it was taken ("api", "sigusr1", "failure").
+  std::string dump(const char* reason) const;
+
+ private:
+  FlightEntry* slot(std::uint64_t id);  // nullptr once overwritten; REQUIRES mu_
+  void end(std::uint64_t id, OpState state, const std::string* error);
+
+  const std::uint32_t comm_;
+  const int rank_;
+  const int size_;
+  mutable std::mutex mu_;
+  std::vector<FlightEntry> ring_;
+  std::uint64_t next_id_ = 1;
+  FlightSummary summary_;
+  std::uint64_t cur_id_ = 0;  // the summary's current operation
+};
+
+// "host" part of the dump header and hang reports (gethostname).
+std::string this_host();
+
+}  // namespace chorus::diag
