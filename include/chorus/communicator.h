@@ -1,5 +1,6 @@
 // A group of ranks that run collectives together.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,6 +17,17 @@
 namespace chorus {
 
 namespace core { class CommImpl; }
+
+// What Communicator::health_check() found. Never thrown: a report.
+struct HealthReport {
+  bool ok = false;                  // every rank answered in time with the right data
+  ErrorCode code = ErrorCode::kOk;  // kOk when ok; else kPeerLost, kTimeout, kAborted, ...
+  std::string message;              // the error's message (names rank, peer, seq); "" when ok
+  // size() when ok; on failure size() - 1 when the error names the culprit rank
+  // (Error::peer_rank()), -1 when it is not known which ranks answered.
+  int ranks_responding = 0;
+  std::chrono::microseconds elapsed{0};  // time spent in health_check()
+};
 
 // A communicator of `size()` ranks. Every rank must call the same collectives in the
 // same order with matching arguments (count, dtype, op, root).
@@ -120,6 +132,63 @@ class CHORUS_EXPORT Communicator {
   void abort() noexcept;
   // abort() on every live communicator of this process (e.g. from a watchdog thread).
   static void abort_all() noexcept;
+
+  // --- Recovery -------------------------------------------------------------------
+  // Builds a new communicator of the ranks that are still alive, typically after a
+  // kPeerLost: every surviving rank calls shrink() (on its failed or healthy
+  // communicator). The survivors agree through the store, not the data path: each
+  // publishes that it is alive (and which peer it saw lost); the first to arrive waits
+  // until every rank is either alive or reported lost by someone, or until
+  // Options::connect_timeout passes, then decides the members. New ranks are the
+  // members in old-rank order (old ranks 0,1,3 of 4 become 0,1,2). The new communicator
+  // has fresh sequence numbers, store keys, job token and connections; Options and the
+  // configured timeout carry over (a set_timeout() value does not). This communicator
+  // is aborted (locally and towards its peers) whatever the outcome; destroy it.
+  // REQUIRES: every surviving rank calls shrink() the same number of times on this
+  // communicator; the store is still reachable (if the store lived in a dead rank's
+  // process, shrink fails with the store's error).
+  // Errors, always bounded by about connect_timeout + 2 s: kPeerLost when this rank is
+  // not a member (it called shrink() after the others had decided); kTimeout when the
+  // deciding rank died before publishing the members, or a member died while the new
+  // communicator connected (kPeerLost possible then too). A lost rank that no survivor
+  // reported (e.g. it died while all ranks were idle) makes the decision wait the
+  // whole connect_timeout. Shrinking with nobody lost returns a same-size communicator.
+  Communicator shrink();
+  // A small verified collective (an int64 all_reduce of a known pattern, then an agree()
+  // that every rank got the right data) under a deadline of `timeout` (0 = the
+  // communicator's timeout). Never throws chorus::Error (except kInvalidArgument for a
+  // negative timeout or a moved-from communicator): returns a report. Every rank must
+  // call it, like any collective. It returns within `timeout` plus up to about a second
+  // for the hang report. When !ok the communicator has failed like after any
+  // communication error: shrink() it or destroy it.
+  HealthReport health_check(std::chrono::milliseconds timeout);
+
+  // Per-call deadline: every later operation on this communicator, on this rank, fails
+  // with kTimeout when it has not completed within `timeout` (like Options::timeout,
+  // and with the same fail-fast reporting to the other ranks). 0 restores the
+  // configured timeout (Options::timeout / CHORUS_TIMEOUT). Ranks may use different
+  // values. For one call or one block, prefer ScopedTimeout:
+  //   { Communicator::ScopedTimeout t(comm, std::chrono::milliseconds(500));
+  //     comm.all_reduce(...); }  // the previous timeout is back here
+  // Throws kInvalidArgument for a negative timeout.
+  void set_timeout(std::chrono::milliseconds timeout);
+  // The deadline in force for the next operation.
+  std::chrono::milliseconds timeout() const;
+  // Sets a timeout for its lifetime and restores the previous one on destruction.
+  class ScopedTimeout {
+   public:
+    ScopedTimeout(Communicator& comm, std::chrono::milliseconds timeout)
+        : comm_(comm), previous_(comm.timeout()) {
+      comm_.set_timeout(timeout);
+    }
+    ~ScopedTimeout() { comm_.set_timeout(previous_); }
+    ScopedTimeout(const ScopedTimeout&) = delete;
+    ScopedTimeout& operator=(const ScopedTimeout&) = delete;
+
+   private:
+    Communicator& comm_;
+    std::chrono::milliseconds previous_;
+  };
 
   // This communicator's flight recorder: the last CHORUS_FLIGHT_RECORDER_SIZE (default
   // 64) collectives and sends/recvs, oldest first, each with its identity (seq, op,

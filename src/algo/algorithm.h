@@ -41,6 +41,8 @@ using CollFn = Status (*)(transport::Transport& t, const CollArgs& a);
 Status ring_all_reduce(transport::Transport& t, const CollArgs& a);
 Status tree_all_reduce(transport::Transport& t, const CollArgs& a);  // reduce to 0 + broadcast
 Status rhd_all_reduce(transport::Transport& t, const CollArgs& a);   // recursive halving-doubling
+// Reduces straight out of the shared windows (Transport::shared_windows()); ring without.
+Status shm_direct_all_reduce(transport::Transport& t, const CollArgs& a);
 // reduce_scatter / all_gather (count = elements per rank)
 Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a);
 Status ring_all_gather(transport::Transport& t, const CollArgs& a);

@@ -23,6 +23,7 @@ constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "ring", ring_all_reduce},
     {CollKind::kAllReduce, "rhd", rhd_all_reduce},
     {CollKind::kAllReduce, "tree", tree_all_reduce},
+    {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce},
     {CollKind::kReduce, "tree", tree_reduce},
     {CollKind::kBroadcast, "tree", tree_broadcast},
     {CollKind::kAllGather, "ring", ring_all_gather},
@@ -141,7 +142,7 @@ Result<Selector> Selector::create(const SelectorConfig& cfg) {
   return sel;
 }
 
-Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks) const {
+Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows) const {
   const int k = static_cast<int>(kind);
   if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
   if (forced_[k] != nullptr) {
@@ -149,8 +150,11 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks) const {
     return Choice{e->name, e->fn};
   }
   if (kind == CollKind::kAllReduce) {
-    // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.
-    const Entry* e = find(kind, bytes <= cfg_.small_bytes && nranks > 2 ? "rhd" : "ring");
+    // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data;
+    // within a host, reducing straight out of the shared windows moves fewer bytes.
+    const char* name = bytes <= cfg_.small_bytes && nranks > 2 ? "rhd" : "ring";
+    if (has_windows && nranks > 1 && bytes >= cfg_.direct_bytes) name = "shm_direct";
+    const Entry* e = find(kind, name);
     return Choice{e->name, e->fn};
   }
   for (const Entry& e : kTable) {

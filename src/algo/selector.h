@@ -21,6 +21,7 @@ struct Choice {
 struct SelectorConfig {
   std::size_t small_bytes = 64 << 10;  // all_reduce <= this: latency algorithms
   std::string override_spec;           // CHORUS_ALGO syntax: "ring" or "all_reduce:rhd,broadcast:tree"
+  std::size_t direct_bytes = 1 << 20;  // all_reduce >= this with shared windows: shm_direct
 };
 
 class Selector {
@@ -30,7 +31,8 @@ class Selector {
   static Result<Selector> create(const SelectorConfig& cfg);
   // `bytes` = count * dtype size as in CollArgs. Never fails for kinds other than
   // kSend/kRecv (which have no algorithm).
-  Choice choose(CollKind kind, std::size_t bytes, int nranks) const;
+  // `has_windows`: the transport offers shared windows (Transport::shared_windows()).
+  Choice choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows = false) const;
 
  private:
   SelectorConfig cfg_;

@@ -26,6 +26,10 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 8).name, "rhd");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 1, 8).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16, 2).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, false).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 1, true).name, "ring");
   EXPECT_EQ(s.choose(CollKind::kAllReduce, 16, 8).fn, &rhd_all_reduce);
   EXPECT_STREQ(s.choose(CollKind::kReduce, 1, 8).name, "tree");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1 << 30, 8).name, "tree");

@@ -187,6 +187,31 @@ void Communicator::abort() noexcept {
 
 void Communicator::abort_all() noexcept { core::CommImpl::abort_all(); }
 
+Communicator Communicator::shrink() { return Communicator(api::value_or_throw(impl().shrink())); }
+
+HealthReport Communicator::health_check(std::chrono::milliseconds timeout) {
+  if (timeout.count() < 0)
+    throw Error(ErrorCode::kInvalidArgument,
+                str_printf("timeout must be >= 0 ms, got %lld", static_cast<long long>(timeout.count())));
+  const auto h = impl().health_check(timeout);
+  HealthReport r;
+  r.ok = h.status.is_ok();
+  r.code = h.status.code();
+  r.message = h.status.message();
+  r.ranks_responding = h.ranks_responding;
+  r.elapsed = h.elapsed;
+  return r;
+}
+
+void Communicator::set_timeout(std::chrono::milliseconds timeout) {
+  if (timeout.count() < 0)
+    throw Error(ErrorCode::kInvalidArgument,
+                str_printf("timeout must be >= 0 ms, got %lld", static_cast<long long>(timeout.count())));
+  impl().set_timeout(timeout);
+}
+
+std::chrono::milliseconds Communicator::timeout() const { return impl().timeout(); }
+
 std::string Communicator::flight_record() const { return impl().flight_record("api"); }
 
 }  // namespace chorus

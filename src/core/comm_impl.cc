@@ -115,7 +115,8 @@ Result<bool> CommImpl::agree(bool flag) {
 Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
                                                    std::shared_ptr<bootstrap::Store> store,
                                                    const CommConfig& cfg,
-                                                   std::shared_ptr<void> keepalive) {
+                                                   std::shared_ptr<void> keepalive,
+                                                   const std::string& key_prefix) {
   if (size < 1) return invalid_argument(str_printf("size must be >= 1, got %d", size));
   if (rank < 0 || rank >= size)
     return invalid_argument(str_printf("rank must be in [0, %d), got %d", size, rank));
@@ -125,15 +126,16 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   std::unique_ptr<CommImpl> comm(new CommImpl(rank, size, cfg, std::move(selector)));
   comm->store_ = store;
   comm->keepalive_ = std::move(keepalive);
+  comm->key_prefix_ = key_prefix;
   Deadline deadline = Deadline::after(cfg.connect_timeout);
 
   // Every rank counts its own inits on this store; ranks that create communicators in
   // the same order agree on the number, which names this communicator's keys.
   CHORUS_ASSIGN_OR_RETURN(std::int64_t generation,
-                          store->add(str_printf("chorus/init/%d", rank), 1));
+                          store->add(key_prefix + str_printf("chorus/init/%d", rank), 1));
   comm->comm_id_ = static_cast<std::uint32_t>(generation - 1);
   auto comm_store = std::make_shared<bootstrap::PrefixStore>(
-      store, str_printf("chorus/comm%u", comm->comm_id_));
+      store, key_prefix + str_printf("chorus/comm%u", comm->comm_id_));
   comm->comm_store_ = comm_store;
   comm->diag_ = diag_settings();
   comm->recorder_ = std::make_unique<diag::FlightRecorder>(comm->diag_.recorder_size,
@@ -207,7 +209,8 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label
   id.root = has_root ? args.root : -1;
   id.bytes = bytes;
   const std::uint64_t rec = recorder_->issue(id);
-  algo::Choice choice = selector_.choose(kind, bytes, size_);
+  algo::Choice choice =
+      selector_.choose(kind, bytes, size_, transport_->shared_windows() != nullptr);
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s", name,
              static_cast<unsigned long long>(seq), args.count, chorus::to_string(args.dtype),
              choice.name);

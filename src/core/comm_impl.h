@@ -32,12 +32,14 @@ struct CommConfig {
 
 class CommImpl {
  public:
-  // Rendezvous through `store` (keys under "comm<id>/"), connect the transport.
+  // Rendezvous through `store` (keys under "<key_prefix>chorus/comm<id>/", the init
+  // counter under "<key_prefix>chorus/init/<rank>"), connect the transport.
   // `keepalive` is held for the communicator's lifetime (e.g. a store server).
   static Result<std::unique_ptr<CommImpl>> create(int rank, int size,
                                                   std::shared_ptr<bootstrap::Store> store,
                                                   const CommConfig& cfg,
-                                                  std::shared_ptr<void> keepalive = nullptr);
+                                                  std::shared_ptr<void> keepalive = nullptr,
+                                                  const std::string& key_prefix = "");
   ~CommImpl();
 
   int rank() const { return rank_; }
@@ -54,6 +56,23 @@ class CommImpl {
   Status recv(void* buf, std::size_t bytes, int peer);
   // Logical OR of `flag` over all ranks (an all_reduce MAX of one byte); fails like run().
   Result<bool> agree(bool flag);
+
+  // Recovery (src/core/shrink.cc, src/core/health.cc). shrink(): the ranks that call it
+  // agree through the store on who is alive and build a new communicator of them (old
+  // rank order, fresh keys, token and connections); this one is aborted. Bounded by
+  // connect_timeout (+2 s for the member list); kPeerLost when this rank is not a member.
+  Result<std::unique_ptr<CommImpl>> shrink();
+  // A verified all_reduce bounded by `timeout`; never fails, the report says how it went.
+  // A failed check leaves the communicator failed, like any other operation.
+  struct Health {
+    Status status;
+    int ranks_responding = 0;
+    std::chrono::microseconds elapsed{0};
+  };
+  Health health_check(std::chrono::milliseconds timeout);
+  // Deadline of later operations; 0 = back to the communicator's configured timeout.
+  void set_timeout(std::chrono::milliseconds timeout);
+  std::chrono::milliseconds timeout() const { return cfg_.timeout; }
 
   // Fails every pending and future operation with kAborted and tells the peers.
   // Thread-safe, callable while another thread is inside run(); never blocks on the
@@ -103,6 +122,9 @@ class CommImpl {
   bool reported_ = false;  // hang line published (op thread / destructor only)
   std::unique_ptr<transport::Transport> transport_;
   std::shared_ptr<void> keepalive_;
+  const std::chrono::milliseconds configured_timeout_ = cfg_.timeout;  // set_timeout(0)
+  std::string key_prefix_;    // of create(); shrink() nests the new keys under ours
+  unsigned shrink_attempts_ = 0;
 };
 
 }  // namespace chorus::core

@@ -44,6 +44,26 @@ class Request {
 };
 using RequestPtr = std::unique_ptr<Request>;
 
+// Optional: one staging window per rank that every rank maps (shared memory), so that
+// algorithms can copy in, reduce and copy out in place instead of passing messages.
+class SharedWindows {
+ public:
+  virtual ~SharedWindows() = default;
+  // Bytes of each window (the same on every rank).
+  virtual std::size_t window_bytes() const = 0;
+  // Rank `rank`'s window as mapped in this process. REQUIRES: 0 <= rank < size().
+  virtual void* window(int rank) = 0;
+  // Waits until every rank has called barrier() as often as this rank (this call
+  // included). Every write to any window before the call is visible to every rank after
+  // its own call returns. Fails with kPeerLost (a rank left or died before arriving),
+  // kTimeout (deadline, naming a missing rank and `tag`'s seq), kAborted (or the code of
+  // an abort reported by any rank). Never hangs.
+  virtual Status barrier(const Tag& tag, Deadline deadline) = 0;
+  // Barriers this rank has completed since the transport was created (algorithms derive
+  // which half of a window is free from it).
+  virtual std::uint64_t barriers() const = 0;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -68,6 +88,9 @@ class Transport {
   // with `reason` too (prefixed by "rank R reports: "), so all ranks stop within the
   // bound instead of waiting for a timeout. Callable from any thread.
   virtual void abort(const Status& reason) = 0;
+
+  // The shared windows of the ranks, or null when this transport has none (the default).
+  virtual SharedWindows* shared_windows() { return nullptr; }
 };
 
 // Convenience: wait for one request.

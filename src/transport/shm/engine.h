@@ -111,6 +111,10 @@ class Engine {
   Status abort_status() const;
   // Marks this rank departed (peers see kPeerLost only for work pending with it).
   void close();
+  // Shared windows (windows.cc): see transport::SharedWindows.
+  const Segment& segment() const { return seg_; }
+  Status window_barrier(const transport::Tag& tag, Deadline deadline);
+  std::uint64_t window_barriers() const { return win_count_.load(std::memory_order_relaxed); }
 
  private:
   // engine.cc (mu_ held)
@@ -147,6 +151,8 @@ class Engine {
   bool progress_all();
   void check_peers();
   Status timeout_status(std::span<Op* const> ops) const;
+  // windows.cc: the first rank behind `target` that can never arrive (lost or aborted).
+  Status window_failure(std::uint64_t target);
   void drive(std::unique_lock<std::mutex>& lk, Deadline deadline);
 
   const int rank_;
@@ -163,6 +169,7 @@ class Engine {
   bool closed_ = false;
   int idle_rounds_ = 0;
   std::int64_t next_liveness_ns_ = 0;
+  std::atomic<std::uint64_t> win_count_{0};  // shared-window barriers reached
 
   std::atomic<bool> aborted_{false};
   mutable std::mutex abort_mu_;

@@ -26,6 +26,12 @@ std::uint64_t rings_offset(int n) {
   return (off + 4095) & ~std::uint64_t{4095};
 }
 std::uint64_t ring_span(std::uint64_t ring_bytes) { return kRingStride + ((ring_bytes + 63) & ~63ull); }
+std::uint64_t page_up(std::uint64_t v) { return (v + 4095) & ~std::uint64_t{4095}; }
+// The windows follow the rings, each starting on a page.
+std::uint64_t windows_offset(int n, std::uint64_t ring_bytes) {
+  const auto u = static_cast<std::uint64_t>(n);
+  return page_up(rings_offset(n) + u * (u > 0 ? u - 1 : 0) * ring_span(ring_bytes));
+}
 
 Result<void*> map_fd(int fd, std::size_t bytes, const std::string& name) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -38,9 +44,11 @@ std::string segment_name(std::uint64_t token) {
   return str_printf("/chorus-%016llx", static_cast<unsigned long long>(token));
 }
 
-std::uint64_t Segment::size_for(int nranks, std::uint64_t ring_bytes) {
+std::uint64_t Segment::size_for(int nranks, std::uint64_t ring_bytes, std::uint64_t window_bytes) {
   const auto n = static_cast<std::uint64_t>(nranks);
-  return rings_offset(nranks) + n * (n > 0 ? n - 1 : 0) * ring_span(ring_bytes);
+  if (window_bytes == 0)
+    return rings_offset(nranks) + n * (n > 0 ? n - 1 : 0) * ring_span(ring_bytes);
+  return windows_offset(nranks, ring_bytes) + n * page_up(window_bytes);
 }
 
 Segment::~Segment() {
@@ -59,8 +67,8 @@ Segment& Segment::operator=(Segment&& o) noexcept {
 }
 
 Result<Segment> Segment::create(const std::string& name, int nranks, std::uint64_t ring_bytes,
-                                std::uint64_t job_token) {
-  const std::uint64_t bytes = size_for(nranks, ring_bytes);
+                                std::uint64_t job_token, std::uint64_t window_bytes) {
+  const std::uint64_t bytes = size_for(nranks, ring_bytes, window_bytes);
   UniqueFd fd(::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
   if (!fd.valid()) return io_error("shm_open(O_CREAT) of " + name, errno);
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
@@ -86,6 +94,7 @@ Result<Segment> Segment::create(const std::string& name, int nranks, std::uint64
   seg.hdr_->ring_bytes = ring_bytes;
   seg.hdr_->total_bytes = bytes;
   seg.hdr_->job_token = job_token;
+  seg.hdr_->window_bytes = window_bytes;
   std::atomic_thread_fence(std::memory_order_release);
   seg.hdr_->magic = kSegmentMagic;
   return seg;
@@ -105,7 +114,7 @@ Result<Segment> Segment::open(const std::string& name, int nranks, std::uint64_t
   std::atomic_thread_fence(std::memory_order_acquire);
   if (h.magic != kSegmentMagic || h.version != kSegmentVersion || h.job_token != job_token ||
       h.nranks != static_cast<std::uint32_t>(nranks) || h.total_bytes != bytes ||
-      size_for(nranks, h.ring_bytes) != bytes)
+      size_for(nranks, h.ring_bytes, h.window_bytes) != bytes)
     return Status(ErrorCode::kIo, str_printf("shared-memory segment %s is not this job's (magic, "
                                              "version, token, ranks or size differ)", name.c_str()));
   return seg;
@@ -130,6 +139,12 @@ std::uint8_t* Segment::ring_base(int src, int dst) const {
 Ring Segment::ring(int src, int dst) const {
   std::uint8_t* b = ring_base(src, dst);
   return Ring(reinterpret_cast<RingCtl*>(b), b + kRingStride, hdr_->ring_bytes);
+}
+
+void* Segment::window(int rank) const {
+  const int n = static_cast<int>(hdr_->nranks);
+  return static_cast<std::uint8_t*>(base_) + windows_offset(n, hdr_->ring_bytes) +
+         static_cast<std::uint64_t>(rank) * page_up(hdr_->window_bytes);
 }
 
 std::uint64_t Ring::free_bytes() const {

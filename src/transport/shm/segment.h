@@ -1,6 +1,7 @@
 // The shared-memory segment of one communicator: a header with per-rank liveness,
 // doorbell and abort words, then one single-producer single-consumer byte ring per
-// ordered pair of ranks (src -> dst). Layout is described in docs/WIRE.md.
+// ordered pair of ranks (src -> dst), then one shared window per rank (read and written
+// in place by intra-host algorithms). Layout is described in docs/WIRE.md.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -12,7 +13,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 2;
+inline constexpr std::uint32_t kSegmentVersion = 3;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -30,6 +31,8 @@ struct alignas(64) RankSlot {
   std::atomic<std::int32_t> abort_origin{-1};
   std::atomic<std::int32_t> abort_peer{-1};
   char abort_reason[kReasonBytes];
+  // Shared-window barriers this rank has reached (see Engine::window_barrier).
+  alignas(64) std::atomic<std::uint64_t> win_arrived{0};
 };
 
 struct alignas(64) SegmentHeader {
@@ -39,6 +42,7 @@ struct alignas(64) SegmentHeader {
   std::uint64_t ring_bytes;
   std::uint64_t total_bytes;
   std::uint64_t job_token;
+  std::uint64_t window_bytes;  // per rank; 0 = no shared windows
 };
 
 // Control words of one ring; its data follows.
@@ -77,10 +81,11 @@ class Segment {
   Segment(const Segment&) = delete;
   Segment& operator=(const Segment&) = delete;
 
-  static std::uint64_t size_for(int nranks, std::uint64_t ring_bytes);
+  static std::uint64_t size_for(int nranks, std::uint64_t ring_bytes,
+                                std::uint64_t window_bytes = 0);
   // Creates (O_EXCL) and initialises the segment `name`; kIo on failure.
   static Result<Segment> create(const std::string& name, int nranks, std::uint64_t ring_bytes,
-                                std::uint64_t job_token);
+                                std::uint64_t job_token, std::uint64_t window_bytes = 0);
   // Opens an existing segment and validates magic, version, size, rank count and token.
   static Result<Segment> open(const std::string& name, int nranks, std::uint64_t job_token);
   // Removes the name from /dev/shm (mappings stay valid). Returns errno-style status.
@@ -90,6 +95,8 @@ class Segment {
   std::uint64_t ring_bytes() const { return hdr_->ring_bytes; }
   RankSlot& slot(int rank) const;
   Ring ring(int src, int dst) const;  // REQUIRES: src != dst
+  std::uint64_t window_bytes() const { return hdr_->window_bytes; }
+  void* window(int rank) const;  // REQUIRES: window_bytes() > 0
 
  private:
   Segment(void* base, std::size_t bytes) : base_(base), bytes_(bytes),

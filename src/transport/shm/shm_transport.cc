@@ -28,9 +28,24 @@ class ShmRequest final : public transport::Request {
   Op op_;
 };
 
+class ShmWindows final : public transport::SharedWindows {
+ public:
+  explicit ShmWindows(Engine* engine) : engine_(engine) {}
+  std::size_t window_bytes() const override { return engine_->segment().window_bytes(); }
+  void* window(int rank) override { return engine_->segment().window(rank); }
+  Status barrier(const transport::Tag& tag, Deadline deadline) override {
+    return engine_->window_barrier(tag, deadline);
+  }
+  std::uint64_t barriers() const override { return engine_->window_barriers(); }
+
+ private:
+  Engine* engine_;
+};
+
 class ShmTransport final : public transport::Transport {
  public:
-  explicit ShmTransport(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
+  explicit ShmTransport(std::shared_ptr<Engine> engine)
+      : engine_(std::move(engine)), windows_(engine_.get()) {}
   ~ShmTransport() override { engine_->close(); }
   int rank() const override { return engine_->rank(); }
   int size() const override { return engine_->size(); }
@@ -84,6 +99,9 @@ class ShmTransport final : public transport::Transport {
   }
 
   void abort(const Status& reason) override { engine_->abort(reason); }
+  transport::SharedWindows* shared_windows() override {
+    return windows_.window_bytes() > 0 ? &windows_ : nullptr;
+  }
 
  private:
   Status check(const char* what, int peer, const void* data, std::size_t bytes) const {
@@ -96,6 +114,7 @@ class ShmTransport final : public transport::Transport {
   }
 
   std::shared_ptr<Engine> engine_;
+  ShmWindows windows_;
 };
 
 // Everyone reports "ok" or its error; the first error (naming its rank) wins.
@@ -118,7 +137,8 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
   Segment seg;
   std::string mine = "ok";
   if (opts.rank == 0) {
-    auto s = Segment::create(name, opts.size, opts.ring_bytes, opts.job_token);
+    auto s = Segment::create(name, opts.size, opts.ring_bytes, opts.job_token,
+                             (opts.window_bytes + 4095) & ~std::size_t{4095});
     if (s.has_value()) seg = std::move(*s);
     else mine = s.status().message();
   }

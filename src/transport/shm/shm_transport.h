@@ -17,6 +17,8 @@ struct ShmOptions {
   std::uint64_t job_token = 0;        // names the segment; openers check it
   std::size_t ring_bytes = 1 << 20;   // bytes per (src, dst) ring (CHORUS_BUFFSIZE)
   std::size_t copy_out_bytes = 64 << 10;  // unexpected messages up to this size are copied out
+  // Shared window per rank (transport::SharedWindows); 0 = none. A multiple of 4096.
+  std::size_t window_bytes = 4 << 20;
   Deadline setup_deadline;
   transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
 };

@@ -76,6 +76,7 @@ struct World {
   std::uint64_t token = fresh_token();
   std::string dir;
   std::size_t ring_bytes = 64 << 10;
+  std::size_t window_bytes = 1 << 20;  // shared window per rank (0 = none)
   explicit World(int ranks) : n(ranks) {
     char tmpl[] = "/tmp/chorus_shm_test_XXXXXX";
     dir = ::mkdtemp(tmpl);
@@ -88,6 +89,7 @@ struct World {
     o.size = n;
     o.job_token = token;
     o.ring_bytes = ring_bytes;
+    o.window_bytes = window_bytes;
     auto t = create_shm_transport(o, dir_exchange(dir, rank, n));
     SHM_CHECK(t.has_value(), "setup: %s", t.status().to_string().c_str());
     return std::move(*t);

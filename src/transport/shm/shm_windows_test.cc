@@ -1,0 +1,117 @@
+// Shared windows of the shm transport over real processes: every rank sees every
+// window, barriers order the writes, and a barrier never hangs: a killed peer gives
+// kPeerLost, a missing one kTimeout, an abort its code.
+#include <signal.h>
+
+#include <cstring>
+
+#include "transport/shm/test_world.h"
+
+namespace chorus::shm::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kWaitMs = 10000;
+
+void expect_all_pass(const std::vector<int>& codes) {
+  for (std::size_t r = 0; r < codes.size(); ++r) EXPECT_EQ(codes[r], 0) << "rank " << r;
+}
+
+class Windows : public ::testing::TestWithParam<int> {};
+
+TEST_P(Windows, EveryRankSeesEveryWindowAfterABarrier) {
+  World w(GetParam());
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    SHM_CHECK(win != nullptr, "no shared windows");
+    SHM_CHECK(win->window_bytes() == w.window_bytes, "window_bytes %zu", win->window_bytes());
+    const std::size_t bytes = 64 << 10;
+    for (int round = 0; round < 40; ++round) {
+      auto mine = pattern(bytes, static_cast<std::uint32_t>(round * 16 + rank));
+      std::memcpy(win->window(rank), mine.data(), bytes);
+      Status st = win->barrier(Tag{1, static_cast<std::uint64_t>(round), 0}, in_ms(kWaitMs));
+      SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+      for (int r = 0; r < w.n; ++r) {
+        auto want = pattern(bytes, static_cast<std::uint32_t>(round * 16 + r));
+        SHM_CHECK(std::memcmp(win->window(r), want.data(), bytes) == 0,
+                  "round %d: window of rank %d", round, r);
+      }
+      st = win->barrier(Tag{1, static_cast<std::uint64_t>(round), 1}, in_ms(kWaitMs));
+      SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    }
+    SHM_CHECK(win->barriers() == 80, "barriers() = %llu",
+              static_cast<unsigned long long>(win->barriers()));
+  }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, Windows, ::testing::Values(1, 2, 3, 8));
+
+TEST(WindowsOff, NoWindowsWhenSizedZero) {
+  World w(2);
+  w.window_bytes = 0;
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    SHM_CHECK(t->shared_windows() == nullptr, "windows present although sized 0");
+  }));
+}
+
+TEST(WindowsFailure, KilledPeerGivesPeerLostNotAHang) {
+  World w(3);
+  auto codes = w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    Status st = win->barrier(Tag{1, 5, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "first barrier: %s", st.to_string().c_str());
+    if (rank == 2) ::kill(::getpid(), SIGKILL);
+    const auto start = Clock::now();
+    st = win->barrier(Tag{1, 6, 0}, in_ms(kWaitMs));
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    SHM_CHECK(st.code() == ErrorCode::kPeerLost && st.peer() == 2 && contains(st, "peer rank 2"),
+              "%s", st.to_string().c_str());
+    SHM_CHECK(s < 2.0, "kPeerLost after %.2f s", s);
+  });
+  EXPECT_EQ(codes[0], 0);
+  EXPECT_EQ(codes[1], 0);
+  EXPECT_EQ(codes[2], 128 + SIGKILL);
+}
+
+TEST(WindowsFailure, MissingPeerGivesTimeoutNamingItAndTheSeq) {
+  World w(2);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    if (rank == 1) {
+      char c;
+      (void)transport::recv(*t, 0, Tag{9}, &c, 1, in_ms(kWaitMs));  // until rank 0 is done
+      return;
+    }
+    const auto start = Clock::now();
+    Status st = win->barrier(Tag{1, 77, 3}, in_ms(300));
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    SHM_CHECK(st.code() == ErrorCode::kTimeout && st.peer() == 1 && contains(st, "seq 77"),
+              "%s", st.to_string().c_str());
+    SHM_CHECK(s >= 0.25 && s < 2.0, "kTimeout after %.2f s", s);
+    char c = 1;
+    (void)transport::send(*t, 1, Tag{9}, &c, 1, in_ms(kWaitMs));
+  }));
+}
+
+TEST(WindowsFailure, AbortByAPeerEndsTheBarrier) {
+  World w(3);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    if (rank == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      t->abort(Status(ErrorCode::kAborted, "test abort"));
+      return;
+    }
+    Status st = win->barrier(Tag{1, 4, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.code() == ErrorCode::kAborted && contains(st, "test abort"), "%s",
+              st.to_string().c_str());
+  }));
+}
+
+}  // namespace
+}  // namespace chorus::shm::testing

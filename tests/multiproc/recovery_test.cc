@@ -1,0 +1,202 @@
+// Recovery: shrink() after a lost rank (and with nobody lost), health_check() on a
+// healthy and on a broken communicator, and the per-call timeout (ScopedTimeout).
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "failure_util.h"
+
+namespace chorus {
+namespace {
+
+using namespace chorus::testing;  // NOLINT
+using std::chrono::milliseconds;
+
+RunOptions recovery_options() {
+  RunOptions opts;
+  opts.stop_on_failure = false;
+  opts.options.timeout = milliseconds(30000);
+  opts.options.connect_timeout = milliseconds(10000);
+  return opts;
+}
+
+double seconds_since(FailClock::time_point t0) {
+  return std::chrono::duration<double>(FailClock::now() - t0).count();
+}
+
+// A correct all_reduce and all_gather on `c`, whose members had the old ranks `old`.
+void check_works(Communicator& c, const std::vector<int>& old, int my_old) {
+  const int n = static_cast<int>(old.size());
+  check(c.size() == n, "size " + std::to_string(c.size()) + ", expected " + std::to_string(n));
+  int expect_rank = 0;
+  while (old[expect_rank] != my_old) ++expect_rank;
+  check(c.rank() == expect_rank, "new rank " + std::to_string(c.rank()) + " for old rank " +
+                                     std::to_string(my_old) + ", expected " +
+                                     std::to_string(expect_rank));
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::int32_t> v(1000), sum(1000), all(n);
+    for (int i = 0; i < 1000; ++i) v[i] = (my_old + 1) * 1000 + i + round;
+    step("all_reduce on the new communicator, round " + std::to_string(round));
+    c.all_reduce(v.data(), sum.data(), v.size(), DataType::kInt32, ReduceOp::kSum);
+    std::int32_t base = 0;
+    for (int r : old) base += (r + 1) * 1000;
+    for (int i = 0; i < 1000; ++i)
+      check(sum[i] == base + n * (i + round), "all_reduce element " + std::to_string(i) +
+                                                  " = " + std::to_string(sum[i]));
+    const std::int32_t mine = my_old;
+    step("all_gather on the new communicator");
+    c.all_gather(&mine, all.data(), 1, DataType::kInt32);
+    for (int r = 0; r < n; ++r)
+      check(all[r] == old[r], "all_gather slot " + std::to_string(r) + " = " +
+                                  std::to_string(all[r]) + ", expected old rank " +
+                                  std::to_string(old[r]));
+  }
+}
+
+// 4 ranks loop (all_reduce + all_gather); rank 2 leaves at step 5 (gracefully, or with
+// _exit). The survivors catch kPeerLost, shrink to 3 ranks (old ranks 0, 1, 3) and work.
+class ShrinkAfterLoss : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ShrinkAfterLoss, SurvivorsBuildAWorkingCommunicatorOfThree) {
+  const bool hard_exit = GetParam();
+  constexpr int kLeaver = 2;
+  auto body = [hard_exit](Communicator& comm) {
+    std::vector<float> v(1024, 1.0f), sum(1024), all(256 * comm.size());
+    const int me = comm.rank();
+    for (int s = 0; s < 1000; ++s) {
+      if (me == kLeaver && s == 5) {
+        if (hard_exit) ::_exit(0);
+        return;
+      }
+      try {
+        step("step " + std::to_string(s));
+        comm.all_reduce(v.data(), sum.data(), v.size(), DataType::kFloat32, ReduceOp::kSum);
+        comm.all_gather(v.data(), all.data(), 256, DataType::kFloat32);
+      } catch (const Error& e) {
+        check(e.code() == ErrorCode::kPeerLost, std::string("expected peer_lost: ") + e.what());
+        step("shrink");
+        const auto t0 = FailClock::now();
+        Communicator survivors = comm.shrink();
+        const double took = seconds_since(t0);
+        check(took < 5.0, "shrink took " + std::to_string(took) + " s");
+        check_works(survivors, {0, 1, 3}, me);
+        step("the old communicator refuses work");
+        bool refused = false;
+        try {
+          comm.barrier();
+        } catch (const Error&) {
+          refused = true;
+        }
+        check(refused, "the old communicator still works after shrink()");
+        return;
+      }
+    }
+    check(false, "the loop finished although rank 2 left");
+  };
+  auto r = RankRunner::run(4, body, milliseconds(60000), recovery_options());
+  for (int rank = 0; rank < 4; ++rank) {
+    if (rank == kLeaver && hard_exit) {
+      EXPECT_EQ(r.ranks[rank].exit_code, 0) << r.summary();
+    } else {
+      EXPECT_EQ(r.ranks[rank].state, RankState::kOk) << r.summary();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Exit, ShrinkAfterLoss, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Exit" : "Return"; });
+
+TEST(Shrink, WithNobodyLostGivesASameSizeCommunicator) {
+  auto body = [](Communicator& comm) {
+    comm.barrier();
+    const int me = comm.rank();
+    Communicator again = comm.shrink();
+    check_works(again, {0, 1, 2, 3}, me);
+    // And once more, from the shrunk one: keys nest, nothing is reused.
+    Communicator third = again.shrink();
+    check_works(third, {0, 1, 2, 3}, me);
+    expect_error(ErrorCode::kAborted, [&] { comm.barrier(); });
+  };
+  EXPECT_TRUE(all_ok(RankRunner::run(4, body, milliseconds(60000), recovery_options())));
+}
+
+TEST(HealthCheck, HealthyCommunicatorIsOk) {
+  auto body = [](Communicator& comm) {
+    const HealthReport h = comm.health_check(milliseconds(2000));
+    check(h.ok && h.code == ErrorCode::kOk && h.message.empty(), "not ok: " + h.message);
+    check(h.ranks_responding == comm.size(),
+          "ranks_responding = " + std::to_string(h.ranks_responding));
+    check(h.elapsed < milliseconds(2000), "elapsed " + std::to_string(h.elapsed.count()) + " us");
+    comm.barrier();  // still usable
+  };
+  EXPECT_TRUE(all_ok(RankRunner::run(4, body, milliseconds(30000), recovery_options())));
+}
+
+// Rank 3 leaves after a barrier; the others' health_check reports kPeerLost in time,
+// and shrink() then gives them a working communicator.
+TEST(HealthCheck, DeadPeerGivesPeerLostReportInTime) {
+  constexpr int kLeaver = 3;
+  constexpr milliseconds kTimeout(3000);
+  auto body = [](Communicator& comm) {
+    comm.barrier();
+    const int me = comm.rank();
+    if (me == kLeaver) {
+      std::this_thread::sleep_for(milliseconds(100));
+      return;
+    }
+    std::this_thread::sleep_for(milliseconds(300));
+    const auto t0 = FailClock::now();
+    const HealthReport h = comm.health_check(kTimeout);
+    const double took = seconds_since(t0);
+    check(!h.ok && h.code == ErrorCode::kPeerLost,
+          "expected a peer_lost report, got " + std::string(to_string(h.code)) + ": " + h.message);
+    check(h.message.find("rank 3") != std::string::npos, "report does not name rank 3: " + h.message);
+    check(h.ranks_responding == 3, "ranks_responding = " + std::to_string(h.ranks_responding));
+    check(took < 4.0, "health_check returned after " + std::to_string(took) + " s");
+    Communicator survivors = comm.shrink();
+    check_works(survivors, {0, 1, 2}, me);
+  };
+  EXPECT_TRUE(all_ok(RankRunner::run(4, body, milliseconds(30000), recovery_options())));
+}
+
+// Rank 1 sleeps 3 s; the others give their all_reduce 500 ms (ScopedTimeout) and fail
+// with kTimeout within about a second, although Options::timeout is 30 s.
+TEST(PerCallTimeout, ScopedTimeoutBoundsOneCall) {
+  constexpr int kSleeper = 1;
+  auto body = [](Communicator& comm) {
+    std::vector<std::int32_t> v(256, 1), out(256);
+    comm.barrier();
+    if (comm.rank() == kSleeper) {
+      std::this_thread::sleep_for(milliseconds(3000));
+      try {
+        comm.all_reduce(v.data(), out.data(), v.size(), DataType::kInt32, ReduceOp::kSum);
+      } catch (const Error& e) {
+        check(e.code() == ErrorCode::kTimeout || e.code() == ErrorCode::kPeerLost,
+              std::string("sleeper: ") + e.what());
+        return;
+      }
+      check(false, "the sleeper's all_reduce succeeded after its peers gave up");
+    }
+    check(comm.timeout() == milliseconds(30000), "configured timeout not reported");
+    const auto t0 = FailClock::now();
+    {
+      Communicator::ScopedTimeout scoped(comm, milliseconds(500));
+      check(comm.timeout() == milliseconds(500), "ScopedTimeout not in force");
+      expect_error(ErrorCode::kTimeout, [&] {
+        comm.all_reduce(v.data(), out.data(), v.size(), DataType::kInt32, ReduceOp::kSum);
+      });
+    }
+    const double took = seconds_since(t0);
+    // Rank 0 prints the hang report first, which may wait its 1 s budget for the sleeper.
+    const double bound = comm.rank() == 0 ? 2.5 : 1.2;
+    check(took >= 0.4 && took < bound, "kTimeout after " + std::to_string(took) + " s");
+    check(comm.timeout() == milliseconds(30000), "ScopedTimeout did not restore the timeout");
+    expect_error(ErrorCode::kInvalidArgument, [&] { comm.set_timeout(milliseconds(-1)); });
+    std::this_thread::sleep_for(milliseconds(3000));  // stay until the sleeper wakes
+  };
+  EXPECT_TRUE(all_ok(RankRunner::run(4, body, milliseconds(30000), recovery_options())));
+}
+
+}  // namespace
+}  // namespace chorus
