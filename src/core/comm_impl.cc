@@ -228,34 +228,32 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label
 }
 
 Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
-  CHORUS_RETURN_IF_ERROR(refuse("send", send_seq_[peer]));
-  const std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
-  transport::Tag tag{comm_id_ | kP2pCommBit, send_seq_[peer]++, 0, sig};
-  const std::uint64_t rec = record_p2p("send", tag.seq, peer, bytes);
-  Status s = transport::send(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
-  if (s.is_ok()) {
-    recorder_->done(rec);
-    return s;
-  }
-  return fail(s.with_peer(peer).with_seq(static_cast<std::int64_t>(tag.seq)),
-              str_printf("rank %d in send seq %llu to rank %d (%zu bytes)", rank_,
-                         static_cast<unsigned long long>(tag.seq), peer, bytes),
-              rec);
+  // The transport only reads a send buffer; one path serves both directions.
+  return point_to_point(true, const_cast<void*>(buf), bytes, peer);
 }
 
 Status CommImpl::recv(void* buf, std::size_t bytes, int peer) {
-  CHORUS_RETURN_IF_ERROR(refuse("recv", recv_seq_[peer]));
+  return point_to_point(false, buf, bytes, peer);
+}
+
+Status CommImpl::point_to_point(bool sending, void* buf, std::size_t bytes, int peer) {
+  const char* name = sending ? "send" : "recv";
+  std::uint64_t& next_seq = sending ? send_seq_[peer] : recv_seq_[peer];
+  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq));
   const std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
-  transport::Tag tag{comm_id_ | kP2pCommBit, recv_seq_[peer]++, 0, sig};
-  const std::uint64_t rec = record_p2p("recv", tag.seq, peer, bytes);
-  Status s = transport::recv(*transport_, peer, tag, buf, bytes, Deadline::after(cfg_.timeout));
+  transport::Tag tag{comm_id_ | kP2pCommBit, next_seq++, 0, sig};
+  const std::uint64_t rec = record_p2p(name, tag.seq, peer, bytes);
+  const Deadline deadline = Deadline::after(cfg_.timeout);
+  Status s = sending ? transport::send(*transport_, peer, tag, buf, bytes, deadline)
+                     : transport::recv(*transport_, peer, tag, buf, bytes, deadline);
   if (s.is_ok()) {
     recorder_->done(rec);
     return s;
   }
   return fail(s.with_peer(peer).with_seq(static_cast<std::int64_t>(tag.seq)),
-              str_printf("rank %d in recv seq %llu from rank %d (%zu bytes)", rank_,
-                         static_cast<unsigned long long>(tag.seq), peer, bytes),
+              str_printf("rank %d in %s seq %llu %s rank %d (%zu bytes)", rank_, name,
+                         static_cast<unsigned long long>(tag.seq), sending ? "to" : "from", peer,
+                         bytes),
               rec);
 }
 

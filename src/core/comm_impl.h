@@ -94,6 +94,8 @@ class CommImpl {
   Status fail(const Status& s, const std::string& context, std::uint64_t rec);
   // Records a send/recv as issued and started; returns its flight-recorder id.
   std::uint64_t record_p2p(const char* name, std::uint64_t seq, int peer, std::size_t bytes);
+  // send (sending) or recv of `bytes` at `buf` with `peer`: tags, recording, failure.
+  Status point_to_point(bool sending, void* buf, std::size_t bytes, int peer);
   // Dump + cross-rank hang report of fail(); bounded by kHangReportBudget.
   void report_failure();
   // This rank's hang-report line in `state` ("failed", "exited", ...).
