@@ -1,7 +1,34 @@
 // Blocking helpers over the Transport interface.
 #include "transport/transport.h"
 
+#include "util/strings.h"
+
 namespace chorus::transport {
+
+Status check_post_args(const char* what, int peer, int rank, int size, const void* data,
+                       std::size_t bytes) {
+  if (peer < 0 || peer >= size)
+    return invalid_argument(str_printf("%s: peer %d is out of range [0, %d)", what, peer, size));
+  if (peer == rank) return invalid_argument(str_printf("%s: peer %d is this rank", what, peer));
+  if (data == nullptr && bytes > 0)
+    return invalid_argument(str_printf("%s: data is null for %zu bytes", what, bytes));
+  return Status::ok();
+}
+
+Status overtaken_receive(int rank, const Tag& expected, int peer, const std::string& peer_address,
+                         const Tag& later, const std::string& expected_desc,
+                         const std::string& later_desc) {
+  return Status(
+      ErrorCode::kDesync,
+      str_printf("rank %d expected %s seq %llu (step %u) from peer rank %d (%s), which moved on "
+                 "to %s seq %llu without sending it: the ranks disagree about operation seq %llu "
+                 "(different roots, or an operation skipped on one side)",
+                 rank, expected_desc.c_str(), static_cast<unsigned long long>(expected.seq),
+                 expected.step, peer, peer_address.c_str(), later_desc.c_str(),
+                 static_cast<unsigned long long>(later.seq),
+                 static_cast<unsigned long long>(expected.seq)),
+      peer, static_cast<std::int64_t>(expected.seq));
+}
 
 Status send(Transport& t, int peer, Tag tag, const void* data, std::size_t bytes, Deadline d) {
   CHORUS_ASSIGN_OR_RETURN(RequestPtr r, t.post_send(peer, tag, data, bytes));

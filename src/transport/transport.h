@@ -99,6 +99,18 @@ inline Status wait_one(Transport& t, Request* r, Deadline d) {
   return t.wait(std::span<Request* const>(reqs, 1), d);
 }
 
+// Checks the arguments of post_send / post_recv (`what` names the call): peer in range and
+// not `rank`, data non-null when bytes > 0. kInvalidArgument otherwise.
+Status check_post_args(const char* what, int peer, int rank, int size, const void* data,
+                       std::size_t bytes);
+
+// The kDesync every transport reports when a receive for `expected` from peer `peer` (at
+// `peer_address`) is overtaken by that peer's message for a later seq `later` of the same
+// communicator: the ranks disagree about an operation (different roots, or one skipped).
+Status overtaken_receive(int rank, const Tag& expected, int peer, const std::string& peer_address,
+                         const Tag& later, const std::string& expected_desc,
+                         const std::string& later_desc);
+
 // Blocking helpers built on post + wait.
 Status send(Transport& t, int peer, Tag tag, const void* data, std::size_t bytes, Deadline d);
 Status recv(Transport& t, int peer, Tag tag, void* data, std::size_t bytes, Deadline d);

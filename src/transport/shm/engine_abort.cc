@@ -153,16 +153,8 @@ void Engine::on_nack(Peer& p, const RecHeader& h) {
 }
 
 Status Engine::overtaken_status(const Peer& p, const Op& op, const transport::Tag& later) const {
-  return Status(
-      ErrorCode::kDesync,
-      str_printf("rank %d expected %s seq %llu (step %u) from peer rank %d (%s), which moved on "
-                 "to %s seq %llu without sending it: the ranks disagree about operation seq %llu "
-                 "(different roots, or an operation skipped on one side)",
-                 rank_, describe(op.tag.sig).c_str(), static_cast<unsigned long long>(op.tag.seq),
-                 op.tag.step, p.rank, p.address.c_str(), describe(later.sig).c_str(),
-                 static_cast<unsigned long long>(later.seq),
-                 static_cast<unsigned long long>(op.tag.seq)),
-      p.rank, static_cast<std::int64_t>(op.tag.seq));
+  return transport::overtaken_receive(rank_, op.tag, p.rank, p.address, later,
+                                      describe(op.tag.sig), describe(later.sig));
 }
 
 void Engine::fail_overtaken(Peer& p, const transport::Tag& later) {

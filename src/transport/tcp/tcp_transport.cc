@@ -90,13 +90,7 @@ class TcpTransport final : public transport::Transport {
 
  private:
   Status check(const char* what, int peer, const void* data, std::size_t bytes) const {
-    if (peer < 0 || peer >= size())
-      return invalid_argument(str_printf("%s: peer %d is out of range [0, %d)", what, peer, size()));
-    if (peer == rank())
-      return invalid_argument(str_printf("%s: peer %d is this rank", what, peer));
-    if (data == nullptr && bytes > 0)
-      return invalid_argument(str_printf("%s: data is null for %zu bytes", what, bytes));
-    return Status::ok();
+    return transport::check_post_args(what, peer, rank(), size(), data, bytes);
   }
 
   std::shared_ptr<Engine> engine_;
