@@ -16,6 +16,7 @@ struct Entry {
   CollKind kind;
   const char* name;
   CollFn fn;
+  bool uses_windows = false;
 };
 
 // Every (collective, algorithm) pair that exists; the first entry of a kind is its default.
@@ -23,7 +24,7 @@ constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "ring", ring_all_reduce},
     {CollKind::kAllReduce, "rhd", rhd_all_reduce},
     {CollKind::kAllReduce, "tree", tree_all_reduce},
-    {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce},
+    {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce, true},
     {CollKind::kReduce, "tree", tree_reduce},
     {CollKind::kBroadcast, "tree", tree_broadcast},
     {CollKind::kAllGather, "ring", ring_all_gather},
@@ -147,7 +148,7 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_w
   if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
   if (forced_[k] != nullptr) {
     const Entry* e = find(kind, forced_[k]);
-    return Choice{e->name, e->fn};
+    return Choice{e->name, e->fn, e->uses_windows};
   }
   if (kind == CollKind::kAllReduce) {
     // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data;
@@ -155,10 +156,10 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_w
     const char* name = bytes <= cfg_.small_bytes && nranks > 2 ? "rhd" : "ring";
     if (has_windows && nranks > 1 && bytes >= cfg_.direct_bytes) name = "shm_direct";
     const Entry* e = find(kind, name);
-    return Choice{e->name, e->fn};
+    return Choice{e->name, e->fn, e->uses_windows};
   }
   for (const Entry& e : kTable) {
-    if (e.kind == kind) return Choice{e.name, e.fn};
+    if (e.kind == kind) return Choice{e.name, e.fn, e.uses_windows};
   }
   return Choice{"none", nullptr};  // send / recv: point-to-point, no algorithm
 }

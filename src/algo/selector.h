@@ -16,6 +16,9 @@ const char* to_string(CollKind k);
 struct Choice {
   const char* name;  // e.g. "ring"
   CollFn fn;
+  // The algorithm works in the transport's shared windows (one set per communicator):
+  // such operations must run one at a time, in sequence order, on every rank.
+  bool uses_windows = false;
 };
 
 struct SelectorConfig {
