@@ -5,4 +5,6 @@
 #include "chorus/options.h"
 #include "chorus/status.h"
 #include "chorus/store.h"
+#include "chorus/stream.h"
 #include "chorus/types.h"
+#include "chorus/work.h"

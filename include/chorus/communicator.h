@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,7 +13,9 @@
 #include "chorus/options.h"
 #include "chorus/status.h"
 #include "chorus/store.h"
+#include "chorus/stream.h"
 #include "chorus/types.h"
+#include "chorus/work.h"
 
 namespace chorus {
 
@@ -33,12 +36,15 @@ struct HealthReport {
 // same order with matching arguments (count, dtype, op, root).
 //
 // Buffers: `send` and `recv` are host memory of `count` elements of `dtype` (sizes
-// per call below). Passing send == recv runs the collective in place. Buffers are
-// only accessed during the call. Calls are blocking.
+// per call below). Passing send == recv runs the collective in place. The plain calls
+// are blocking and touch the buffers only during the call; every one has an `_async`
+// twin that returns a Work at once and runs on a Stream (buffers in use until the Work
+// completes). See "Asynchronous operations" below.
 //
-// Thread safety: one thread at a time per communicator, except abort() and
-// abort_all(), which any thread may call at any time. Different communicators may be
-// used from different threads.
+// Thread safety: one thread at a time issues operations on a communicator (issue order
+// defines the sequence numbers, which must match across ranks), except abort() and
+// abort_all(), which any thread may call at any time; Work handles may be waited on from
+// any thread. Different communicators may be used from different threads.
 //
 // Errors (chorus::Error): kInvalidArgument for bad arguments (null buffer with a
 // nonzero count, count too large, unknown dtype/op, root or peer out of range);
@@ -115,6 +121,72 @@ class CHORUS_EXPORT Communicator {
   void recv(void* buf, std::size_t count, DataType dtype, int peer);
   // Returns once every rank has entered the barrier.
   void barrier();
+
+  // --- Asynchronous operations -----------------------------------------------------
+  // Each returns at once with a Work; the operation runs on `stream` (default: the
+  // default stream) in issue order after the stream's earlier operations. Arguments are
+  // checked at issue time (kInvalidArgument thrown by the call itself); communication
+  // errors are reported by the Work (and fail the communicator as for blocking calls).
+  Work all_reduce_async(const void* send, void* recv, std::size_t count, DataType dtype,
+                        ReduceOp op, const Stream& stream = {});
+  Work reduce_async(const void* send, void* recv, std::size_t count, DataType dtype,
+                    ReduceOp op, int root, const Stream& stream = {});
+  Work broadcast_async(const void* send, void* recv, std::size_t count, DataType dtype, int root,
+                       const Stream& stream = {});
+  Work all_gather_async(const void* send, void* recv, std::size_t count, DataType dtype,
+                        const Stream& stream = {});
+  Work reduce_scatter_async(const void* send, void* recv, std::size_t count, DataType dtype,
+                            ReduceOp op, const Stream& stream = {});
+  Work all_to_all_async(const void* send, void* recv, std::size_t count, DataType dtype,
+                        const Stream& stream = {});
+  Work all_to_all_v_async(const void* send, std::span<const std::size_t> send_counts,
+                          std::span<const std::size_t> send_displs, void* recv,
+                          std::span<const std::size_t> recv_counts,
+                          std::span<const std::size_t> recv_displs, DataType dtype,
+                          const Stream& stream = {});
+  Work gather_async(const void* send, void* recv, std::size_t count, DataType dtype, int root,
+                    const Stream& stream = {});
+  Work scatter_async(const void* send, void* recv, std::size_t count, DataType dtype, int root,
+                     const Stream& stream = {});
+  Work send_async(const void* buf, std::size_t count, DataType dtype, int peer,
+                  const Stream& stream = {});
+  Work recv_async(void* buf, std::size_t count, DataType dtype, int peer,
+                  const Stream& stream = {});
+  Work barrier_async(const Stream& stream = {});
+
+  // A new named stream (its worker thread starts on first use). Names need not be
+  // unique; they appear in the flight recorder. Streams live as long as the communicator.
+  Stream create_stream(const std::string& name);
+  // Waits until every operation issued so far, on every stream, has finished; throws the
+  // first failure among them.
+  void synchronize();
+
+  // Group calls: between group_start() and the matching group_end(), collectives and
+  // send/recv (blocking or _async) are only recorded and return at once (blocking ones
+  // without having touched their buffers); group_end() launches them as one unit and
+  // waits for all of them, throwing the first failure. Sends and receives of a group
+  // progress together, so any order of them cannot deadlock (e.g. every rank sends to
+  // its right and receives from its left). Consecutive all_reduces of a group with the
+  // same dtype and op are fused into one operation. Groups nest; only the outermost
+  // group_end() launches. Works returned inside a group complete at its end.
+  // Throws kInvalidArgument for group_end() without group_start().
+  void group_start();
+  void group_end();
+
+  // --- Sub-communicators ----------------------------------------------------------
+  // Not a member of any group: the color to pass to split().
+  static constexpr int kNoColor = -1;
+  // Collective over this communicator: ranks passing the same color form a new
+  // communicator, ordered by (key, old rank). Returns nullopt on ranks that passed
+  // kNoColor ("not a member"). The new communicator has its own sequence numbers,
+  // store keys and connections, and this communicator's options.
+  // Throws kInvalidArgument for a color < -1.
+  std::optional<Communicator> split(int color, int key);
+  // Collective over this communicator (every rank calls it with the same list): a new
+  // communicator of `ranks` (old ranks, new rank = position in the list). Returns
+  // nullopt on ranks not in the list. Throws kInvalidArgument for an empty list, a rank
+  // out of range or listed twice.
+  std::optional<Communicator> new_group(std::span<const int> ranks);
 
   // Fault-aware agreement: returns true on every rank if any rank passed true, else
   // false. A collective (it takes a sequence number like the others); every rank must
