@@ -1,43 +1,17 @@
 // Command-line parsing of chorus-bench (CLI11), with nccl-tests' flag names.
 #include "bench_config.h"
 
+#include "cli_values.h"
+
 #include <CLI/CLI.hpp>
-#include <cctype>
 #include <iostream>
 
 namespace chorus_bench {
 
-bool parse_bytes(const std::string& text, std::size_t* bytes) {
-  std::size_t pos = 0;
-  unsigned long long value = 0;
-  try {
-    value = std::stoull(text, &pos);
-  } catch (const std::exception&) {
-    return false;
-  }
-  if (text[0] == '-') return false;
-  std::string suffix = text.substr(pos);
-  for (char& ch : suffix) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  if (suffix.ends_with("IB")) suffix.resize(suffix.size() - 2);
-  else if (suffix.size() == 2 && suffix.back() == 'B') suffix.pop_back();
-  int shift = suffix.empty() || suffix == "B" ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20
-            : suffix == "G" ? 30 : -1;
-  if (shift < 0 || value > (~0ULL >> shift)) return false;
-  *bytes = static_cast<std::size_t>(value << shift);
-  return true;
-}
+using chorus_tools::bytes_validator;
+using chorus_tools::parse_bytes;
 
 namespace {
-
-// A CLI11 validator for byte sizes.
-CLI::Validator bytes_validator() {
-  return CLI::Validator(
-      [](std::string& s) {
-        std::size_t b;
-        return parse_bytes(s, &b) ? std::string() : "not a size like 8, 64K, 16M or 1G: " + s;
-      },
-      "SIZE");
-}
 
 // Converts the string options; returns an error message or "".
 std::string finish(const std::string& minb, const std::string& maxb, const std::string& op,

@@ -24,10 +24,6 @@ struct BenchConfig {
   std::string algo;       // Options::algo
 };
 
-// "8", "64K", "16M", "1G" (powers of 1024; a trailing "B" or "iB" is accepted).
-// Returns false for anything else.
-bool parse_bytes(const std::string& text, std::size_t* bytes);
-
 // Parses argv into `cfg`. Returns -1 to go on, else the exit code (0 after --help,
 // 2 for usage errors, with the message printed on stderr).
 int parse_args(int argc, char** argv, BenchConfig* cfg);
