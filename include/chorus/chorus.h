@@ -1,5 +1,6 @@
 // Umbrella header: include this to use Chorus.
 #pragma once
+#include "chorus/bucketer.h"
 #include "chorus/communicator.h"
 #include "chorus/info.h"
 #include "chorus/options.h"
