@@ -2,6 +2,7 @@
 // healthy and on a broken communicator, and the per-call timeout (ScopedTimeout).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -178,6 +179,7 @@ TEST_P(DeathDuringShrink, SurvivorsGetABoundedErrorOrAWorkingCommunicator) {
       c.emplace(comm.shrink());
     } catch (const Error& e) {
       const double took = seconds_since(t0);
+      std::fprintf(stderr, "SHRINK rank %d after %.3f s: %s\n", me, took, e.what());
       check(when == SecondDeath::kDuringShrink, std::string("shrink failed: ") + e.what());
       check(e.code() == ErrorCode::kTimeout || e.code() == ErrorCode::kPeerLost,
             std::string("expected timeout or peer_lost from shrink: ") + e.what());
@@ -185,6 +187,8 @@ TEST_P(DeathDuringShrink, SurvivorsGetABoundedErrorOrAWorkingCommunicator) {
       return;
     }
     const double took = seconds_since(t0);
+    std::fprintf(stderr, "SHRINK rank %d after %.3f s: rank %d of %d\n", me, took, c->rank(),
+                 c->size());
     check(took < bound, "shrink took " + std::to_string(took) + " s");
     if (when == SecondDeath::kBeforeShrink || c->size() == 2) {
       check(when == SecondDeath::kDuringShrink || took >= 1.5,
@@ -198,6 +202,8 @@ TEST_P(DeathDuringShrink, SurvivorsGetABoundedErrorOrAWorkingCommunicator) {
       check_works(*c, {0, 1, 3}, me);
       check(false, "a communicator including the dead rank 3 kept working");
     } catch (const Error& e) {
+      std::fprintf(stderr, "SHRINK rank %d, first collective after %.3f s: %s\n", me,
+                   seconds_since(t1), e.what());
       check(e.code() == ErrorCode::kPeerLost || e.code() == ErrorCode::kTimeout,
             std::string("expected peer_lost or timeout: ") + e.what());
       check(seconds_since(t1) < 7.0, "the failure took " + std::to_string(seconds_since(t1)) + " s");
