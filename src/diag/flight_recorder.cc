@@ -48,13 +48,13 @@ std::string entry_line(const FlightEntry& e, std::int64_t now) {
   const std::int64_t end = e.end_ns != 0 ? e.end_ns : now;
   std::string line = str_printf(
       "  seq=%llu op=%s dtype=%s count=%zu redop=%s root=%s peer=%s bytes=%zu algo=%s "
-      "state=%s issued=%s wait_us=%lld run_us=%lld",
+      "state=%s issued=%s wait_us=%lld run_us=%lld stream=%s",
       static_cast<unsigned long long>(e.op.seq), or_dash(e.op.name), or_dash(e.op.dtype),
       e.op.count, or_dash(e.op.redop), e.op.root >= 0 ? std::to_string(e.op.root).c_str() : "-",
       e.op.peer >= 0 ? std::to_string(e.op.peer).c_str() : "-", e.op.bytes, or_dash(e.algo),
       to_string(e.state), iso_time(e.issue_wall_ns).c_str(),
       static_cast<long long>((start - e.issue_ns) / 1000),
-      static_cast<long long>(e.start_ns != 0 ? (end - start) / 1000 : 0));
+      static_cast<long long>(e.start_ns != 0 ? (end - start) / 1000 : 0), or_dash(e.op.stream));
   if (e.state == OpState::kFailed) line += " error=" + quoted(e.error);
   return line + "\n";
 }
