@@ -165,6 +165,49 @@ TEST_P(OneStreamOrder, SecondOperationSeesTheFirstOnesResult) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, OneStreamOrder, ::testing::Values(2, 4, 8));
 
+// Large all_reduces (shm_direct on shm: one set of shared windows per communicator) on
+// three streams and the blocking path at once: their window tickets must order them the
+// same way on every rank, or ranks mix each other's data or deadlock.
+class WindowOps : public ::testing::TestWithParam<int> {};
+
+TEST_P(WindowOps, LargeAllReducesOnSeveralStreamsStayExact) {
+  auto body = [](Communicator& comm) {
+    const int n = comm.size(), me = comm.rank();
+    std::vector<Stream> streams{comm.create_stream("w1"), comm.create_stream("w2"),
+                                comm.create_stream("w3")};
+    const std::size_t counts[] = {262144, 393216 + 5, 524288};  // 1, 1.5, 2 MiB of int32
+    for (int k = 0; k < 8; ++k) {
+      std::vector<Op> ops(6);
+      for (std::size_t j = 0; j < ops.size(); ++j) {
+        ops[j].kind = Kind::kAllReduce;
+        ops[j].count = counts[(j + k) % 3];
+        ops[j].round = k;
+        ops[j].stream = static_cast<int>(j % 3);
+        step("round " + std::to_string(k) + " all_reduce " + std::to_string(j));
+        ops[j].issue(comm, streams[j % 3]);
+      }
+      Op blocking;  // the blocking path takes a ticket too, between the async ones
+      blocking.kind = Kind::kAllReduce;
+      blocking.count = counts[k % 3];
+      blocking.round = k;
+      blocking.stream = 9;
+      blocking.send.assign(blocking.count, 0);
+      blocking.recv.assign(blocking.count, -1);
+      for (std::size_t i = 0; i < blocking.count; ++i) blocking.send[i] = value(me, i, k, 9);
+      comm.all_reduce(blocking.send.data(), blocking.recv.data(), blocking.count,
+                      DataType::kInt32, ReduceOp::kSum);
+      blocking.verify(n, me);
+      for (Op& op : ops) {
+        op.work.wait();
+        op.verify(n, me);
+      }
+    }
+  };
+  EXPECT_TRUE(all_ok(RankRunner::run(GetParam(), body, milliseconds(120000))));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, WindowOps, ::testing::Values(2, 4));
+
 // test() and wait(timeout) say false while a peer has not joined, then true.
 TEST(WorkApi, TestAndTimedWaitReportPendingThenDone) {
   auto body = [](Communicator& comm) {
