@@ -96,7 +96,8 @@ Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& arg
   id.count = args.count;
   id.root = has_root(kind) ? args.root : -1;
   id.bytes = args.count * dtype_size(args.dtype);
-  id.stream = streams_[stream]->label();
+  op.stream_label = streams_[stream]->label();
+  id.stream = op.stream_label;
   op.rec = recorder_->issue(id);
   if (!in_group()) choose(op);  // a group chooses at its end, after fusing
   inflight_.fetch_add(1, std::memory_order_acq_rel);
@@ -125,7 +126,8 @@ Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer,
   op.timeout = cfg_.timeout;
   op.tag = transport::Tag{comm_id_ | kP2pCommBit, next_seq++, 0,
                           cfg_.desync_check ? p2p_signature(bytes) : 0};
-  op.rec = record_p2p(name, op.tag.seq, peer, bytes, streams_[stream]->label());
+  op.stream_label = streams_[stream]->label();
+  op.rec = record_p2p(name, op.tag.seq, peer, bytes, op.stream_label);
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
 }
@@ -173,7 +175,7 @@ Status CommImpl::execute(IssuedOp& op) {
   }
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s stream %s", op.name,
              static_cast<unsigned long long>(seq), op.args.count,
-             chorus::to_string(op.args.dtype), op.choice.name, streams_[op.stream]->label());
+             chorus::to_string(op.args.dtype), op.choice.name, op.stream_label);
   recorder_->start(op.rec, op.choice.name);
   Status s = op.choice.fn(*transport_, op.args);
   if (op.ticket >= 0) tickets_.release(static_cast<std::uint64_t>(op.ticket));

@@ -118,7 +118,7 @@ Status CommImpl::run_group(std::vector<std::unique_ptr<PendingOp>>& ops) {
     id.redop = chorus::to_string(f.args.op);
     id.count = total;
     id.bytes = total * dtype_size(f.args.dtype);
-    id.stream = streams_[f.stream]->label();
+    id.stream = f.stream_label;
     f.rec = recorder_->issue(id);
     choose(f);
   }

@@ -34,6 +34,7 @@ struct IssuedOp {
   std::uint64_t rec = 0;  // flight-recorder id
   std::chrono::milliseconds timeout{0};  // the deadline's length, as set at issue
   int stream = 0;
+  const char* stream_label = "default";  // the stream's label (outlives the op)
   std::uint64_t seq() const { return p2p ? tag.seq : args.seq; }
 };
 
