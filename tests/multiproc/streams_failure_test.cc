@@ -125,6 +125,41 @@ TEST_P(LeaveWithPendingStreams, EveryPendingWorkFailsPeerLostNamingTheRank) {
 INSTANTIATE_TEST_SUITE_P(RanksAndHow, LeaveWithPendingStreams,
                          ::testing::Combine(::testing::Values(2, 4, 8), ::testing::Bool()));
 
+// A rank leaves; the others' next group (a 1 MiB ring of send/recv plus an all_reduce)
+// fails in group_end() with kPeerLost naming it, and so do the group's Works.
+TEST(GroupFailure, GroupEndFailsPeerLostWhenARankIsGone) {
+  auto body = [](Communicator& comm) {
+    const int n = comm.size(), r = comm.rank(), leaver = n - 1;
+    try {
+      comm.barrier();
+    } catch (const Error& e) {  // the leaver passed it and left while this rank finished it
+      check(e.code() == ErrorCode::kPeerLost && r != leaver, std::string("barrier: ") + e.what());
+    }
+    if (r == leaver) {
+      stamp("left");
+      return;
+    }
+    const std::size_t count = 1 << 18;
+    std::vector<float> out(count, 1.0f), in(count), red(1000, 1.0f);
+    comm.group_start();
+    Work s = comm.send_async(out.data(), count, DataType::kFloat32, (r + 1) % n);
+    comm.recv(in.data(), count, DataType::kFloat32, (r + n - 1) % n);
+    Work a = comm.all_reduce_async(red.data(), red.data(), red.size(), DataType::kFloat32,
+                                   ReduceOp::kSum);
+    Error e = expect_error(ErrorCode::kPeerLost, [&] { comm.group_end(); });
+    check(seconds_since_stamp("left") < 2.0, std::string("group_end failed late: ") + e.what());
+    check(e.peer_rank() == leaver, std::string("does not name the lost rank: ") + e.what());
+    check(s.test() && a.test(), "a Work of the failed group is pending");
+    // The all_reduce needs the lost rank; the send may have finished before the failure.
+    check(a.code() == ErrorCode::kPeerLost, "all_reduce Work: " + a.message());
+    check(s.code() == ErrorCode::kOk || s.code() == ErrorCode::kPeerLost,
+          "send Work: " + s.message());
+    if (n == 2) check(s.code() == ErrorCode::kPeerLost || r == leaver, "send to the lost rank");
+  };
+  for (int n : {2, 4})
+    EXPECT_TRUE(all_ok(RankRunner::run(n, body, milliseconds(30000), every_rank_reports()))) << n;
+}
+
 // Rank 0 has work running and queued on three streams (the last rank joins late); another
 // thread calls abort(): every Work fails kAborted within a second.
 TEST(AsyncAbort, FromAnotherThreadFailsRunningAndQueuedWork) {
