@@ -48,7 +48,7 @@ class CHORUS_EXPORT Work {
   // wait() returns), or at once on this thread when it already has. Callbacks run in
   // registration order; one that throws is logged and ignored. A callback may query and
   // wait on its own Work but must not block on other operations of the same stream
-  // (they run after it) nor issue operations.
+  // (they run after it), nor issue operations or call synchronize().
   void on_complete(std::function<void(const Work&)> callback) const;
 
   // The operation's sequence number on its communicator (-1 for an empty Work) and its
