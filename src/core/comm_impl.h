@@ -124,6 +124,7 @@ class CommImpl {
 
  private:
   struct AsyncTask;  // comm_async.cc: a PendingOp run by a stream's worker
+  friend class GroupRun;  // group.cc: the execution of one group
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
   // Issue steps (caller's thread): refuse-check, seq, signature, flight-recorder entry;
   // collectives outside a group also get their algorithm and window ticket.

@@ -90,118 +90,140 @@ Status CommImpl::group_end() {
   return run_group(ops);
 }
 
-Status CommImpl::run_group(std::vector<std::unique_ptr<PendingOp>>& ops) {
-  const std::size_t n = ops.size();
-  std::vector<Status> result(n);
+// One group_end(): the group's operations, the collectives to run (fused where
+// possible), the posted transfers and each operation's outcome.
+class GroupRun {
+ public:
+  GroupRun(CommImpl& c, std::vector<std::unique_ptr<PendingOp>>& ops)
+      : c_(c), ops_(ops), result_(ops.size()), reqs_(ops.size()) {}
+
+  Status run() {
+    plan();
+    const Deadline deadline = Deadline::after(c_.cfg_.timeout);
+    post_transfers();
+    for (Unit& u : units_) run_unit(u);
+    wait_transfers(deadline);
+    reqs_.clear();  // cancels what is left before the buffers go back to the caller
+    c_.retire(static_cast<std::int64_t>(ops_.size()));
+    Status first;
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      if (first.is_ok() && !result_[i].is_ok()) first = result_[i];
+      if (ops_[i]->work) ops_[i]->work->complete(result_[i]);
+    }
+    return first;
+  }
+
+ private:
+  IssuedOp& op(std::size_t i) { return ops_[i]->op; }
+
   // Algorithms and window tickets, in issue order (identical on every rank).
-  std::vector<Unit> units = plan_units(ops);
-  for (Unit& u : units) {
-    if (u.members.size() == 1) {
-      choose(ops[u.members[0]]->op);
-      continue;
-    }
-    IssuedOp& f = u.fused;
-    f = ops[u.members[0]]->op;
-    f.name = "fused_all_reduce";
-    std::size_t total = 0;
-    for (std::size_t m : u.members) total += ops[m]->op.args.count;
-    f.args.count = total;
-    f.args.sig = cfg_.desync_check ? algo::make_signature(algo::CollKind::kAllReduce,
-                                                          f.args.dtype, total, f.args.op, true,
-                                                          0, false)
-                                   : 0;
-    // Its own flight-recorder entry (the members show algo=fused).
-    diag::OpIdentity id;
-    id.seq = f.args.seq;
-    id.name = f.name;
-    id.dtype = chorus::to_string(f.args.dtype);
-    id.redop = chorus::to_string(f.args.op);
-    id.count = total;
-    id.bytes = total * dtype_size(f.args.dtype);
-    id.stream = f.stream_label;
-    f.rec = recorder_->issue(id);
-    choose(f);
-  }
-
-  // 1. Post every transfer.
-  const Deadline deadline = Deadline::after(cfg_.timeout);
-  std::vector<transport::RequestPtr> reqs(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    IssuedOp& op = ops[i]->op;
-    if (!op.p2p) continue;
-    Status s = refuse(op.name, op.tag.seq);
-    if (!s.is_ok()) {
-      result[i] = drop(op, std::move(s));
-      continue;
-    }
-    recorder_->start(op.rec, "p2p");
-    op.tag.sig = order_flag(op.tag.sig);
-    auto r = op.sending ? transport_->post_send(op.peer, op.tag, op.buf, op.bytes)
-                        : transport_->post_recv(op.peer, op.tag, op.buf, op.bytes);
-    if (r.has_value()) {
-      reqs[i] = std::move(*r);
-    } else {
-      result[i] = fail(r.status().with_peer(op.peer).with_seq(static_cast<std::int64_t>(op.tag.seq)),
-                       op_context(op), op.rec);
+  void plan() {
+    units_ = plan_units(ops_);
+    for (Unit& u : units_) {
+      if (u.members.size() == 1) {
+        c_.choose(op(u.members[0]));
+        continue;
+      }
+      IssuedOp& f = u.fused;
+      f = op(u.members[0]);
+      f.name = "fused_all_reduce";
+      std::size_t total = 0;
+      for (std::size_t m : u.members) total += op(m).args.count;
+      f.args.count = total;
+      f.args.sig = c_.cfg_.desync_check
+                       ? algo::make_signature(algo::CollKind::kAllReduce, f.args.dtype, total,
+                                              f.args.op, true, 0, false)
+                       : 0;
+      // Its own flight-recorder entry (the members show algo=fused).
+      diag::OpIdentity id;
+      id.seq = f.args.seq;
+      id.name = f.name;
+      id.dtype = chorus::to_string(f.args.dtype);
+      id.redop = chorus::to_string(f.args.op);
+      id.count = total;
+      id.bytes = total * dtype_size(f.args.dtype);
+      id.stream = f.stream_label;
+      f.rec = c_.recorder_->issue(id);
+      c_.choose(f);
     }
   }
 
-  // 2. The collectives, in issue order.
-  for (Unit& u : units) {
+  Status transfer_failed(IssuedOp& o, const Status& s) {
+    return c_.fail(s.with_peer(o.peer).with_seq(static_cast<std::int64_t>(o.tag.seq)),
+                   c_.op_context(o), o.rec);
+  }
+
+  void post_transfers() {
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      IssuedOp& o = op(i);
+      if (!o.p2p) continue;
+      Status s = c_.refuse(o.name, o.tag.seq);
+      if (!s.is_ok()) {
+        result_[i] = c_.drop(o, std::move(s));
+        continue;
+      }
+      c_.recorder_->start(o.rec, "p2p");
+      o.tag.sig = c_.order_flag(o.tag.sig);
+      auto r = o.sending ? c_.transport_->post_send(o.peer, o.tag, o.buf, o.bytes)
+                         : c_.transport_->post_recv(o.peer, o.tag, o.buf, o.bytes);
+      if (r.has_value()) reqs_[i] = std::move(*r);
+      else result_[i] = transfer_failed(o, r.status());
+    }
+  }
+
+  void run_unit(Unit& u) {
     if (u.members.size() == 1) {
-      result[u.members[0]] = execute(ops[u.members[0]]->op);
-      continue;
+      result_[u.members[0]] = c_.execute(op(u.members[0]));
+      return;
     }
     IssuedOp& f = u.fused;
     const std::size_t esz = dtype_size(f.args.dtype);
     u.packed.resize(f.args.count * esz);
     std::size_t off = 0;
     for (std::size_t m : u.members) {
-      const algo::CollArgs& a = ops[m]->op.args;
+      const algo::CollArgs& a = op(m).args;
       std::memcpy(u.packed.data() + off, a.send, a.count * esz);
       off += a.count * esz;
-      recorder_->start(ops[m]->op.rec, "fused");
+      c_.recorder_->start(op(m).rec, "fused");
     }
     f.args.send = f.args.recv = u.packed.data();
-    const Status s = execute(f);
+    const Status s = c_.execute(f);
     off = 0;
     for (std::size_t m : u.members) {
-      const algo::CollArgs& a = ops[m]->op.args;
+      const algo::CollArgs& a = op(m).args;
       if (s.is_ok()) std::memcpy(a.recv, u.packed.data() + off, a.count * esz);
       off += a.count * esz;
-      if (s.is_ok()) recorder_->done(ops[m]->op.rec);
-      else recorder_->failed(ops[m]->op.rec, s.message());
-      result[m] = s;
+      if (s.is_ok()) c_.recorder_->done(op(m).rec);
+      else c_.recorder_->failed(op(m).rec, s.message());
+      result_[m] = s;
     }
   }
 
-  // 3. Wait for the transfers.
-  std::vector<transport::Request*> pending;
-  for (const auto& r : reqs)
-    if (r) pending.push_back(r.get());
-  const Status waited = pending.empty() ? Status::ok() : transport_->wait(pending, deadline);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!reqs[i]) continue;
-    IssuedOp& op = ops[i]->op;
-    Status s = reqs[i]->done() ? reqs[i]->status() : waited;
-    if (s.is_ok() && !reqs[i]->done())
-      s = internal_error("transfer still pending after the group's wait");
-    if (s.is_ok()) {
-      recorder_->done(op.rec);
-      continue;
+  void wait_transfers(Deadline deadline) {
+    std::vector<transport::Request*> pending;
+    for (const auto& r : reqs_)
+      if (r) pending.push_back(r.get());
+    if (pending.empty()) return;
+    const Status waited = c_.transport_->wait(pending, deadline);
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      if (!reqs_[i]) continue;
+      Status s = reqs_[i]->done() ? reqs_[i]->status() : waited;
+      if (s.is_ok() && !reqs_[i]->done())
+        s = internal_error("transfer still pending after the group's wait");
+      if (s.is_ok()) c_.recorder_->done(op(i).rec);
+      else result_[i] = transfer_failed(op(i), s);
     }
-    result[i] = fail(s.with_peer(op.peer).with_seq(static_cast<std::int64_t>(op.tag.seq)),
-                     op_context(op), op.rec);
   }
-  reqs.clear();  // cancels what is left before the buffers are released to the caller
-  retire(static_cast<std::int64_t>(n));
 
-  Status first;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (first.is_ok() && !result[i].is_ok()) first = result[i];
-    if (ops[i]->work) ops[i]->work->complete(result[i]);
-  }
-  return first;
+  CommImpl& c_;
+  std::vector<std::unique_ptr<PendingOp>>& ops_;
+  std::vector<Status> result_;
+  std::vector<transport::RequestPtr> reqs_;
+  std::vector<Unit> units_;
+};
+
+Status CommImpl::run_group(std::vector<std::unique_ptr<PendingOp>>& ops) {
+  return GroupRun(*this, ops).run();
 }
 
 }  // namespace chorus::core
