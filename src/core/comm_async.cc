@@ -85,7 +85,7 @@ Status CommImpl::synchronize() {
   if (!s.is_ok()) return s;
   if (aborted_.load(std::memory_order_acquire))
     return Status(ErrorCode::kAborted,
-                  str_printf("rank %d: synchronize: abort() was called on this communicator",
+                  str_printf("rank %d: synchronize: abort() was called on rank %d", rank_,
                              rank_));
   return Status::ok();
 }

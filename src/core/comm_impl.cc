@@ -98,9 +98,8 @@ Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
         str_printf("rank %d: %s seq %llu refused: the communicator failed earlier", rank_, what, s));
   if (aborted_.load(std::memory_order_acquire))
     return Status(ErrorCode::kAborted,
-                  str_printf("rank %d: %s seq %llu refused: abort() was called on this "
-                             "communicator",
-                             rank_, what, s),
+                  str_printf("rank %d: %s seq %llu refused: abort() was called on rank %d",
+                             rank_, what, s, rank_),
                   -1, static_cast<std::int64_t>(seq));
   return Status::ok();
 }
