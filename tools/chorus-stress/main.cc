@@ -108,7 +108,7 @@ int stress(const StressConfig& cfg) {
       if (o.wrong)
         std::fprintf(stderr, "chorus-stress: rank %d step %lld %s: %s\n", rank,
                      static_cast<long long>(step), o.label.c_str(), o.wrong->c_str());
-    report.add(outcomes);
+    report.add(outcomes, engine->last_step_seconds());
     if (print && Clock::now() >= next_log) {
       std::printf("# %s\n", report.progress_line(seconds_since(start), step + 1).c_str());
       std::fflush(stdout);

@@ -12,7 +12,9 @@ double OpStats::busbw() const {
   return bytes / seconds * busbw_factor(kind, nranks) / 1e9;
 }
 
-void Report::add(const std::vector<OpOutcome>& outcomes) {
+void Report::add(const std::vector<OpOutcome>& outcomes, double step_seconds) {
+  step_seconds_ += step_seconds;
+  ++steps_;
   for (const OpOutcome& o : outcomes) {
     auto [it, fresh] = stats_.try_emplace(o.label);
     OpStats& s = it->second;
@@ -39,9 +41,11 @@ std::string Report::progress_line(double elapsed_seconds, std::int64_t steps) co
   const auto secs = static_cast<long long>(elapsed_seconds);
   char head[192];
   std::snprintf(head, sizeof(head),
-                "elapsed %lld:%02lld:%02lld  steps %lld (%.1f/s)  traffic %.2f GB  errors %lld",
+                "elapsed %lld:%02lld:%02lld  steps %lld (%.1f/s)  comm/step %.3f ms  traffic %.2f GB  "
+                "errors %lld",
                 secs / 3600, secs / 60 % 60, secs % 60, static_cast<long long>(steps),
                 elapsed_seconds > 0 ? static_cast<double>(steps) / elapsed_seconds : 0.0,
+                steps_ > 0 ? step_seconds_ / static_cast<double>(steps_) * 1e3 : 0.0,
                 traffic_ / 1e9, static_cast<long long>(wrong_));
   std::string line = head;
   for (const std::string& label : order_) {
@@ -85,6 +89,8 @@ std::string Report::summary_json(std::int64_t steps, double elapsed_seconds) con
   }
   nlohmann::ordered_json doc = {{"steps", steps},
                                 {"elapsed_s", elapsed_seconds},
+                                {"comm_ms_per_step",
+                                 steps_ > 0 ? step_seconds_ / static_cast<double>(steps_) * 1e3 : 0.0},
                                 {"wrong", wrong_},
                                 {"ops", ops}};
   return doc.dump(2);

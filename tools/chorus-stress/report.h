@@ -21,7 +21,8 @@ struct OpStats {
 
 class Report {
  public:
-  void add(const std::vector<OpOutcome>& outcomes);
+  // One step's outcomes and its communication time (first issue to last completion).
+  void add(const std::vector<OpOutcome>& outcomes, double step_seconds);
   std::int64_t wrong() const { return wrong_; }
   // "elapsed 0:00:10  steps 120 (12.0/s)  traffic 3.4 GB  errors 0 | tp all_reduce 1.20 GB/s ..."
   std::string progress_line(double elapsed_seconds, std::int64_t steps) const;
@@ -34,6 +35,8 @@ class Report {
   std::map<std::string, OpStats> stats_;
   std::vector<std::string> order_;  // labels in first-seen order
   double traffic_ = 0;
+  double step_seconds_ = 0;  // summed communication time of the steps
+  std::int64_t steps_ = 0;
   std::int64_t wrong_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // Stress: dimension communicators, streams, and one verified step.
 #include "stress.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -119,15 +120,21 @@ std::vector<OpOutcome> Stress::run_step(std::int64_t step, bool desync) {
     std::atomic<std::size_t> finished{0};
   };
   auto completions = std::make_shared<Completions>(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {  // inputs first: the step times only communication
+    const OpSpec& op = ops[i];
+    chorus::Communicator& comm = comm_of(op.dim);
+    const BufferCounts counts = buffer_counts(op, comm.size());
+    send_[i].resize(counts.send * chorus::dtype_size(op.dtype));
+    fill_send(op, {step, static_cast<int>(i)}, comm.rank(), comm.size(), send_[i].data());
+  }
+  const Clock::time_point step_begin = Clock::now();
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const OpSpec& op = ops[i];
     chorus::Communicator& comm = comm_of(op.dim);
     const int n = comm.size();
     const BufferCounts counts = buffer_counts(op, n);
     const std::size_t esize = chorus::dtype_size(op.dtype);
-    send_[i].resize(counts.send * esize);
     recv_[i].assign(counts.recv * esize, 0);
-    fill_send(op, {step, static_cast<int>(i)}, comm.rank(), n, send_[i].data());
     out[i] = {label_of(cfg_, op), op.kind, n, op_bytes(op, n), 0.0, std::nullopt};
     begin[i] = Clock::now();
     works[i] = issue(comm, op, send_[i].data(), recv_[i].data(),
@@ -151,12 +158,14 @@ std::vector<OpOutcome> Stress::run_step(std::int64_t step, bool desync) {
   // Callbacks run right after completion; wait() may return a moment before them.
   while (completions->finished.load(std::memory_order_acquire) < ops.size())
     std::this_thread::yield();
+  Clock::time_point step_end = step_begin;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const OpSpec& op = ops[i];
     chorus::Communicator& comm = comm_of(op.dim);
     const Clock::time_point done{
         Clock::duration(completions->end[i].load(std::memory_order_relaxed))};
     out[i].seconds = std::chrono::duration<double>(done - begin[i]).count();
+    step_end = std::max(step_end, done);
     if (auto bad = check_recv(op, {step, static_cast<int>(i)}, comm.rank(), comm.size(),
                               recv_[i].data())) {
       char text[160];
@@ -165,6 +174,7 @@ std::vector<OpOutcome> Stress::run_step(std::int64_t step, bool desync) {
       out[i].wrong = text;
     }
   }
+  last_step_seconds_ = std::chrono::duration<double>(step_end - step_begin).count();
   return out;
 }
 

@@ -35,6 +35,9 @@ class Stress {
   // --serial), waits for all, checks every result. Throws chorus::Error on a failed
   // operation. `desync` makes this rank issue a different first collective.
   std::vector<OpOutcome> run_step(std::int64_t step, bool desync);
+  // Communication time of the last step: from its first issue to its last completion
+  // (inputs are built before and results checked after it).
+  double last_step_seconds() const { return last_step_seconds_; }
 
   // Human-readable layout, e.g. "tp: 2 ranks (sub-communicator), dp: 4 ranks (world)".
   std::string describe() const;
@@ -49,6 +52,7 @@ class Stress {
   std::array<int, kNumDims> sizes_{};
   std::array<chorus::Stream, kNumDims> streams_;
   std::vector<std::vector<unsigned char>> send_, recv_;  // per op slot, reused
+  double last_step_seconds_ = 0;
 };
 
 }  // namespace chorus_stress
