@@ -181,11 +181,21 @@ class CHORUS_EXPORT Communicator {
   // kNoColor ("not a member"). The new communicator has its own sequence numbers,
   // store keys and connections, and this communicator's options.
   // Throws kInvalidArgument for a color < -1.
+  // Like any collective it takes a sequence number on this communicator (an exchange of
+  // every rank's (color, key), "split" in the flight recorder) and fails like one
+  // (kPeerLost, kTimeout, ... on every rank); building the new communicator can then
+  // fail like init() (kTimeout after Options::connect_timeout when a member is gone).
+  // Connections are not shared with this communicator (each sub-communicator connects
+  // its members afresh; on one host it gets its own shared-memory segment). A
+  // set_timeout() value does not carry over. Each communicator, parent or sub, may be
+  // used by its own thread at the same time as the others.
   std::optional<Communicator> split(int color, int key);
   // Collective over this communicator (every rank calls it with the same list): a new
   // communicator of `ranks` (old ranks, new rank = position in the list). Returns
   // nullopt on ranks not in the list. Throws kInvalidArgument for an empty list, a rank
-  // out of range or listed twice.
+  // out of range or listed twice (locally, before any communication), and on every
+  // rank when ranks passed different lists (after the exchange; the communicator stays
+  // usable). Otherwise as split().
   std::optional<Communicator> new_group(std::span<const int> ranks);
 
   // Fault-aware agreement: returns true on every rank if any rank passed true, else

@@ -187,6 +187,20 @@ void Communicator::abort() noexcept {
 
 void Communicator::abort_all() noexcept { core::CommImpl::abort_all(); }
 
+static_assert(Communicator::kNoColor == core::CommImpl::kNoColor);
+
+std::optional<Communicator> Communicator::split(int color, int key) {
+  auto sub = api::value_or_throw(impl().split(color, key));
+  if (!sub) return std::nullopt;
+  return Communicator(std::move(sub));
+}
+
+std::optional<Communicator> Communicator::new_group(std::span<const int> ranks) {
+  auto sub = api::value_or_throw(impl().new_group(std::vector<int>(ranks.begin(), ranks.end())));
+  if (!sub) return std::nullopt;
+  return Communicator(std::move(sub));
+}
+
 Communicator Communicator::shrink() { return Communicator(api::value_or_throw(impl().shrink())); }
 
 HealthReport Communicator::health_check(std::chrono::milliseconds timeout) {

@@ -184,6 +184,14 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   return comm;
 }
 
+Result<std::unique_ptr<CommImpl>> CommImpl::derive(int new_rank, int new_size,
+                                                   const std::string& sub_prefix) const {
+  CommConfig cfg = cfg_;
+  cfg.timeout = configured_timeout_;
+  return create(new_rank, new_size, store_, cfg, keepalive_,
+                key_prefix_ + str_printf("chorus/comm%u/%s/", comm_id_, sub_prefix.c_str()));
+}
+
 Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label) {
   const char* name = label != nullptr ? label : algo::to_string(kind);
   CHORUS_RETURN_IF_ERROR(refuse(name, next_seq_));

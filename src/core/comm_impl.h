@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "algo/algorithm.h"
 #include "algo/selector.h"
@@ -32,6 +33,9 @@ struct CommConfig {
 
 class CommImpl {
  public:
+  // split()'s color for "not a member" (chorus::Communicator::kNoColor).
+  static constexpr int kNoColor = -1;
+
   // Rendezvous through `store` (keys under "<key_prefix>chorus/comm<id>/", the init
   // counter under "<key_prefix>chorus/init/<rank>"), connect the transport.
   // `keepalive` is held for the communicator's lifetime (e.g. a store server).
@@ -62,6 +66,18 @@ class CommImpl {
   // rank order, fresh keys, token and connections); this one is aborted. Bounded by
   // connect_timeout (+2 s for the member list); kPeerLost when this rank is not a member.
   Result<std::unique_ptr<CommImpl>> shrink();
+  // Sub-communicators (src/core/split.cc). split(): a collective on this communicator
+  // (an all_gather of every rank's (color, key), labelled "split", with a seq number like
+  // any collective); ranks with the same color >= 0 build a new communicator ordered by
+  // (key, old rank), keys under "<prefix>chorus/comm<id>/split<k>/c<color>/", with fresh
+  // connections and this communicator's config. OK with nullptr for color kNoColor (-1).
+  // kInvalidArgument (before any communication) for color < -1.
+  Result<std::unique_ptr<CommImpl>> split(int color, int key);
+  // split() with color 0 for the ranks in `ranks` (key = position) and kNoColor for the
+  // others. kInvalidArgument (before any communication) for an empty list, a rank out of
+  // range or listed twice; also (on every rank, after the exchange) when ranks passed
+  // different lists.
+  Result<std::unique_ptr<CommImpl>> new_group(const std::vector<int>& ranks);
   // A verified all_reduce bounded by `timeout`; never fails, the report says how it went.
   // A failed check leaves the communicator failed, like any other operation.
   struct Health {
@@ -104,6 +120,14 @@ class CommImpl {
   std::vector<diag::RankLine> known_ranks() const;
   // The sticky failure, or kAborted after abort(); OK when the communicator is usable.
   Status refuse(const char* what, std::uint64_t seq) const;
+  // A new communicator (rank `new_rank` of `new_size`) from the same store, with this
+  // one's config (configured timeout) and keys nested under
+  // "<key_prefix_>chorus/comm<id>/<sub_prefix>/": shrink() and split() build with it.
+  Result<std::unique_ptr<CommImpl>> derive(int new_rank, int new_size,
+                                           const std::string& sub_prefix) const;
+  // split()'s work, with `digest` (0, or new_group's list digest) checked equal on all ranks.
+  Result<std::unique_ptr<CommImpl>> split_checked(int color, int key, std::int64_t digest,
+                                                  const char* label);
 
   int rank_;
   int size_;
@@ -127,6 +151,7 @@ class CommImpl {
   const std::chrono::milliseconds configured_timeout_ = cfg_.timeout;  // set_timeout(0)
   std::string key_prefix_;    // of create(); shrink() nests the new keys under ours
   unsigned shrink_attempts_ = 0;
+  unsigned splits_ = 0;       // split()/new_group() calls: names each one's keys
 };
 
 }  // namespace chorus::core

@@ -129,10 +129,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::shrink() {
              comm_id_, rank_, size_, new_rank, static_cast<int>(members.size()),
              join(members).c_str());
 
-  CommConfig cfg = cfg_;
-  cfg.timeout = configured_timeout_;
-  auto comm = create(new_rank, static_cast<int>(members.size()), store_, cfg, keepalive_,
-                     key_prefix_ + str_printf("chorus/comm%u/%s/", comm_id_, prefix.c_str()));
+  auto comm = derive(new_rank, static_cast<int>(members.size()), prefix);
   if (!comm.has_value()) return comm.status().with_context(what + ": building the new communicator");
   return comm;
 }
