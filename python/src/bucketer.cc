@@ -1,11 +1,12 @@
 // chorus.Bucketer: gradient bucketing over numpy arrays (chorus::Bucketer). The arrays
 // registered with add() are referenced by the Bucketer for its whole life.
+#include "chorus/bucketer.h"
+
 #include <memory>
 #include <vector>
 
 #include "bindings.h"
 #include "buffers.h"
-#include "chorus/bucketer.h"
 #include "errors.h"
 #include "py_comm.h"
 #include "stream_arg.h"
@@ -52,30 +53,40 @@ std::unique_ptr<PyBucketer> make(py::object comm, py::object bucket_bytes, py::o
 }  // namespace
 
 void bind_bucketer(py::module_& m) {
-  py::class_<PyBucketer>(m, "Bucketer",
+  py::class_<PyBucketer>(
+      m, "Bucketer",
       "Packs many arrays into a few large all_reduces that start as soon as their bucket "
       "is complete (like DDP's gradient buckets). Every rank add()s the same arrays in "
       "the same order; each iteration: mark_ready(i) for each array, then finish().")
       .def(py::init(&make), py::arg("comm"), py::arg("bucket_bytes") = 25 << 20,
            py::arg("op") = "sum", py::arg("compression") = "none", py::arg("stream") = py::none())
-      .def("add", [](PyBucketer& b, py::object array, py::object dtype) {
-        View v(array, "array", true);
-        const DataType t = resolve_dtype(to_dtype(dtype, "dtype"), {&v});
-        const std::size_t index = b.get().add(v.data(), v.count(), t);
-        b.tensors.push_back(std::move(v));
-        return index;
-      }, py::arg("array"), py::kw_only(), py::arg("dtype") = py::none(),
-      "Registers a writable contiguous array; returns its index.")
-      .def("mark_ready", [](PyBucketer& b, std::size_t index) {
-        Bucketer& x = b.get();
-        py::gil_scoped_release release;
-        x.mark_ready(index);
-      }, py::arg("index"), "The array's values are final for this iteration.")
-      .def("finish", [](PyBucketer& b) {
-        Bucketer& x = b.get();
-        py::gil_scoped_release release;
-        x.finish();
-      }, "Starts the remaining buckets, waits for all; every array then holds the result.")
+      .def(
+          "add",
+          [](PyBucketer& b, py::object array, py::object dtype) {
+            View v(array, "array", true);
+            const DataType t = resolve_dtype(to_dtype(dtype, "dtype"), {&v});
+            const std::size_t index = b.get().add(v.data(), v.count(), t);
+            b.tensors.push_back(std::move(v));
+            return index;
+          },
+          py::arg("array"), py::kw_only(), py::arg("dtype") = py::none(),
+          "Registers a writable contiguous array; returns its index.")
+      .def(
+          "mark_ready",
+          [](PyBucketer& b, std::size_t index) {
+            Bucketer& x = b.get();
+            py::gil_scoped_release release;
+            x.mark_ready(index);
+          },
+          py::arg("index"), "The array's values are final for this iteration.")
+      .def(
+          "finish",
+          [](PyBucketer& b) {
+            Bucketer& x = b.get();
+            py::gil_scoped_release release;
+            x.finish();
+          },
+          "Starts the remaining buckets, waits for all; every array then holds the result.")
       .def_property_readonly("num_buckets", [](PyBucketer& b) { return b.get().num_buckets(); })
       .def_property_readonly("num_tensors", [](PyBucketer& b) { return b.get().num_tensors(); });
 }

@@ -13,12 +13,11 @@ namespace {
 enum class Kind { kSigned, kUnsigned, kFloat, kOther };
 
 Kind kind_of(char c) {
-  switch (c) {
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': return Kind::kSigned;
-    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': return Kind::kUnsigned;
-    case 'e': case 'f': case 'd': return Kind::kFloat;
-    default: return Kind::kOther;
-  }
+  if (c == '\0') return Kind::kOther;
+  if (std::strchr("bhilqn", c) != nullptr) return Kind::kSigned;
+  if (std::strchr("BHILQN", c) != nullptr) return Kind::kUnsigned;
+  if (std::strchr("efd", c) != nullptr) return Kind::kFloat;
+  return Kind::kOther;
 }
 
 // Fills `inferred` and `name` from a struct-module format and item size.
@@ -26,17 +25,25 @@ void describe(const char* format, std::size_t itemsize, std::optional<DataType>*
               std::string* name) {
   const char* f = format ? format : "B";
   char order = '@';
-  if (std::strchr("@=<>!", *f) != nullptr && *f != '\0') order = *f++;
+  if (*f != '\0' && std::strchr("@=<>!", *f) != nullptr) order = *f++;
   const bool little_host = std::endian::native == std::endian::little;
   const bool native = order == '@' || order == '=' || (order == '<' && little_host) ||
                       ((order == '>' || order == '!') && !little_host);
   const Kind kind = (std::strlen(f) == 1) ? kind_of(*f) : Kind::kOther;
   const std::string bits = std::to_string(itemsize * 8);
   switch (kind) {
-    case Kind::kSigned: *name = "int" + bits; break;
-    case Kind::kUnsigned: *name = "uint" + bits; break;
-    case Kind::kFloat: *name = "float" + bits; break;
-    case Kind::kOther: *name = std::string("format '") + (format ? format : "B") + "'"; break;
+    case Kind::kSigned:
+      *name = "int" + bits;
+      break;
+    case Kind::kUnsigned:
+      *name = "uint" + bits;
+      break;
+    case Kind::kFloat:
+      *name = "float" + bits;
+      break;
+    case Kind::kOther:
+      *name = std::string("format '") + (format ? format : "B") + "'";
+      break;
   }
   if (!native) {
     *name += " (non-native byte order)";
@@ -58,8 +65,7 @@ std::string type_of(py::handle obj) { return py::str(py::type::handle_of(obj).at
 }  // namespace
 
 View::View(py::handle obj, const char* arg, bool writable) : arg_(arg) {
-  if (obj.is_none())
-    throw_invalid(std::string(arg) + " is None but a buffer is needed here");
+  if (obj.is_none()) throw_invalid(std::string(arg) + " is None but a buffer is needed here");
   if (!PyObject_CheckBuffer(obj.ptr()))
     throw_invalid(std::string(arg) + " must be a numpy array or a buffer-protocol object, got " +
                   type_of(obj));
@@ -80,8 +86,11 @@ View::View(py::handle obj, const char* arg, bool writable) : arg_(arg) {
 }
 
 View::View(View&& other) noexcept
-    : view_(other.view_), held_(other.held_), arg_(other.arg_),
-      inferred_(other.inferred_), type_name_(std::move(other.type_name_)) {
+    : view_(other.view_),
+      held_(other.held_),
+      arg_(other.arg_),
+      inferred_(other.inferred_),
+      type_name_(std::move(other.type_name_)) {
   other.held_ = false;
 }
 
@@ -97,8 +106,9 @@ DataType resolve_dtype(std::optional<DataType> explicit_dtype,
     for (const View* v : views) {
       if (v != nullptr && v->itemsize() != size)
         throw_invalid(std::string(v->arg()) + " has " + std::to_string(v->itemsize()) +
-                      "-byte elements (" + v->type_name() + "), but dtype=" +
-                      to_string(*explicit_dtype) + " needs " + std::to_string(size) + "-byte elements");
+                      "-byte elements (" + v->type_name() +
+                      "), but dtype=" + to_string(*explicit_dtype) + " needs " +
+                      std::to_string(size) + "-byte elements");
     }
     return *explicit_dtype;
   }
@@ -111,7 +121,8 @@ DataType resolve_dtype(std::optional<DataType> explicit_dtype,
         hint = "; for bfloat16 data stored as uint16 pass dtype='bfloat16'";
       throw_invalid(std::string(v->arg()) + " holds " + v->type_name() +
                     ", which Chorus does not support (int8, uint8, int32, uint32, int64, uint64, "
-                    "float16, float32, float64; bfloat16 through dtype=)" + hint);
+                    "float16, float32, float64; bfloat16 through dtype=)" +
+                    hint);
     }
     if (first == nullptr) {
       first = v;

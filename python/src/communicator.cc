@@ -1,10 +1,11 @@
 // chorus.Communicator: creation (init_from_env, init), identity, timeouts, fault
 // tolerance (agree, abort, shrink, health_check) and the flight record. Blocking calls
 // release the GIL.
+#include "chorus/communicator.h"
+
 #include <string>
 
 #include "bindings.h"
-#include "chorus/communicator.h"
 #include "chorus/store.h"
 #include "errors.h"
 #include "py_comm.h"
@@ -36,14 +37,15 @@ void bind_health_report(py::module_& m) {
       .def_readonly("code", &HealthReport::code)
       .def_readonly("message", &HealthReport::message)
       .def_readonly("ranks_responding", &HealthReport::ranks_responding)
-      .def_property_readonly("elapsed",
-                             [](const HealthReport& r) { return r.elapsed.count() / 1e6; },
-                             "Seconds spent in health_check().")
+      .def_property_readonly(
+          "elapsed", [](const HealthReport& r) { return r.elapsed.count() / 1e6; },
+          "Seconds spent in health_check().")
       .def("__bool__", [](const HealthReport& r) { return r.ok; })
       .def("__repr__", [](const HealthReport& r) {
         return "HealthReport(ok=" + std::string(r.ok ? "True" : "False") +
-               ", code=" + to_string(r.code) + ", ranks_responding=" +
-               std::to_string(r.ranks_responding) + ", message='" + r.message + "')";
+               ", code=" + to_string(r.code) +
+               ", ranks_responding=" + std::to_string(r.ranks_responding) + ", message='" +
+               r.message + "')";
       });
 }
 
@@ -51,8 +53,8 @@ void bind_health_report(py::module_& m) {
 
 void bind_communicator(py::module_& m) {
   bind_health_report(m);
-  py::class_<PyComm, std::unique_ptr<PyComm>> cls(m, "Communicator",
-      "A group of ranks that run collectives together (chorus::Communicator).");
+  py::class_<PyComm, std::unique_ptr<PyComm>> cls(
+      m, "Communicator", "A group of ranks that run collectives together (chorus::Communicator).");
   cls.def_static(
          "init_from_env",
          [](py::object timeout, py::object connect_timeout, py::object algo) {
@@ -88,46 +90,54 @@ void bind_communicator(py::module_& m) {
            "Destroys the communicator now (pending operations fail). Idempotent.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyComm& c, py::args) { c.close(); })
-      .def("__repr__", [](PyComm& c) {
-        if (c.closed()) return std::string("<chorus.Communicator (closed)>");
-        return "<chorus.Communicator rank " + std::to_string(c.get().rank()) + " of " +
-               std::to_string(c.get().size()) + ">";
-      })
-      .def("agree",
-           [](PyComm& c, bool flag) {
-             return c.blocking([&](Communicator& comm) { return comm.agree(flag); });
-           },
-           py::arg("flag"),
-           "Fault-aware OR across ranks: True everywhere if any rank passed True.")
-      .def("abort", [](PyComm& c) { c.get().abort(); },
-           "Fails every pending and later operation with AbortedError, here and on the "
-           "other ranks. Never blocks; callable from any thread.")
-      .def_static("abort_all", [] { Communicator::abort_all(); },
-                  "abort() on every live communicator of this process.")
-      .def("shrink",
+      .def("__repr__",
            [](PyComm& c) {
-             return wrap(c.blocking([](Communicator& comm) { return comm.shrink(); }));
-           },
-           "A new communicator of the surviving ranks; this one is aborted.")
-      .def("health_check",
-           [](PyComm& c, py::object timeout) {
-             const milliseconds t = to_millis(timeout, "timeout", milliseconds(0));
-             return c.blocking([&](Communicator& comm) { return comm.health_check(t); });
-           },
-           py::arg("timeout") = py::none(),
-           "A small verified collective under a deadline (seconds; None = the "
-           "communicator's timeout). Returns a HealthReport, never raises for failures.")
-      .def("set_timeout",
-           [](PyComm& c, py::object timeout) {
-             c.get().set_timeout(to_millis(timeout, "timeout", milliseconds(0)));
-           },
-           py::arg("timeout"),
-           "Per-operation deadline in seconds for later operations; 0 or None restores "
-           "the configured one.")
-      .def_property_readonly("timeout", [](PyComm& c) { return to_seconds(c.get().timeout()); },
-                             "The deadline (seconds) in force for the next operation.")
-      .def("flight_record", [](PyComm& c) { return c.get().flight_record(); },
-           "The flight recorder's text (docs/DIAGNOSTICS.md).");
+             if (c.closed()) return std::string("<chorus.Communicator (closed)>");
+             return "<chorus.Communicator rank " + std::to_string(c.get().rank()) + " of " +
+                    std::to_string(c.get().size()) + ">";
+           })
+      .def(
+          "agree",
+          [](PyComm& c, bool flag) {
+            return c.blocking([&](Communicator& comm) { return comm.agree(flag); });
+          },
+          py::arg("flag"), "Fault-aware OR across ranks: True everywhere if any rank passed True.")
+      .def(
+          "abort", [](PyComm& c) { c.get().abort(); },
+          "Fails every pending and later operation with AbortedError, here and on the "
+          "other ranks. Never blocks; callable from any thread.")
+      .def_static(
+          "abort_all", [] { Communicator::abort_all(); },
+          "abort() on every live communicator of this process.")
+      .def(
+          "shrink",
+          [](PyComm& c) {
+            return wrap(c.blocking([](Communicator& comm) { return comm.shrink(); }));
+          },
+          "A new communicator of the surviving ranks; this one is aborted.")
+      .def(
+          "health_check",
+          [](PyComm& c, py::object timeout) {
+            const milliseconds t = to_millis(timeout, "timeout", milliseconds(0));
+            return c.blocking([&](Communicator& comm) { return comm.health_check(t); });
+          },
+          py::arg("timeout") = py::none(),
+          "A small verified collective under a deadline (seconds; None = the "
+          "communicator's timeout). Returns a HealthReport, never raises for failures.")
+      .def(
+          "set_timeout",
+          [](PyComm& c, py::object timeout) {
+            c.get().set_timeout(to_millis(timeout, "timeout", milliseconds(0)));
+          },
+          py::arg("timeout"),
+          "Per-operation deadline in seconds for later operations; 0 or None restores "
+          "the configured one.")
+      .def_property_readonly(
+          "timeout", [](PyComm& c) { return to_seconds(c.get().timeout()); },
+          "The deadline (seconds) in force for the next operation.")
+      .def(
+          "flight_record", [](PyComm& c) { return c.get().flight_record(); },
+          "The flight recorder's text (docs/DIAGNOSTICS.md).");
   m.def("_close_all", &close_all_communicators,
         "Closes every live communicator (registered with atexit by chorus/__init__.py).");
 }

@@ -40,8 +40,8 @@ PyObject* make_class(py::module_& m, const char* name, PyObject* bases, py::dict
 void raise(const Error& e) {
   const int idx = static_cast<int>(e.code());
   PyObject* cls = (idx > 0 && idx < kNumCodes) ? g_classes[idx] : g_classes[0];
-  py::object inst = py::reinterpret_steal<py::object>(
-      PyObject_CallOneArg(cls, py::str(e.message()).ptr()));
+  py::object inst =
+      py::reinterpret_steal<py::object>(PyObject_CallOneArg(cls, py::str(e.message()).ptr()));
   if (!inst) return;  // the constructor's own exception stays set
   inst.attr("code") = py::cast(e.code());
   inst.attr("message") = py::str(e.message());
@@ -74,10 +74,10 @@ void bind_errors(py::module_& m) {
   base_attrs["message"] = py::str("");
   base_attrs["peer_rank"] = py::int_(-1);
   base_attrs["seq"] = py::int_(-1);
-  g_classes[0] = make_class(
-      m, "Error", PyExc_Exception, base_attrs,
-      "Base class of every Chorus error. Attributes: code (chorus.ErrorCode), message "
-      "(the C++ chorus::Error message), peer_rank and seq (-1 when not applicable).");
+  g_classes[0] =
+      make_class(m, "Error", PyExc_Exception, base_attrs,
+                 "Base class of every Chorus error. Attributes: code (chorus.ErrorCode), message "
+                 "(the C++ chorus::Error message), peer_rank and seq (-1 when not applicable).");
   for (const ClassSpec& s : specs) {
     py::dict attrs;
     attrs["code"] = py::cast(s.code);

@@ -55,44 +55,50 @@ std::vector<int> to_ranks(py::handle obj) {
 void bind_groups(py::module_& m) {
   auto cls = py::reinterpret_borrow<Cls>(m.attr("Communicator"));
   py::class_<GroupScope>(m, "_GroupScope")
-      .def("__enter__", [](GroupScope& g) {
-        group_start(g.comm.cast<PyComm&>());
-        return g.comm;
-      })
+      .def("__enter__",
+           [](GroupScope& g) {
+             group_start(g.comm.cast<PyComm&>());
+             return g.comm;
+           })
       .def("__exit__", [](GroupScope& g, py::args) {
         group_end(g.comm.cast<PyComm&>());
         return false;
       });
-  cls.def("create_stream",
-          [](PyComm& c, const std::string& name) { return c.get().create_stream(name); },
-          py::arg("name"), "A new named stream (its worker starts on first use).")
-      .def("synchronize",
-           [](PyComm& c) {
-             c.blocking([](Communicator& x) { x.synchronize(); });
-             c.prune();
-           },
-           "Waits for every operation issued so far, on every stream; raises the first failure.")
+  cls.def(
+         "create_stream",
+         [](PyComm& c, const std::string& name) { return c.get().create_stream(name); },
+         py::arg("name"), "A new named stream (its worker starts on first use).")
+      .def(
+          "synchronize",
+          [](PyComm& c) {
+            c.blocking([](Communicator& x) { x.synchronize(); });
+            c.prune();
+          },
+          "Waits for every operation issued so far, on every stream; raises the first failure.")
       .def("group_start", &group_start,
            "Until the matching group_end(), operations are only recorded (their buffers "
            "must stay untouched); group_end() launches them together and waits.")
       .def("group_end", &group_end)
-      .def("group", [](py::object self) { return GroupScope{self}; },
-           "Context manager: `with comm.group(): ...` = group_start() ... group_end().")
-      .def("split",
-           [](PyComm& c, int color, int key) {
-             return wrap(c.blocking([&](Communicator& x) { return x.split(color, key); }));
-           },
-           py::arg("color"), py::arg("key") = 0,
-           "Collective: ranks with the same color form a new communicator ordered by "
-           "(key, rank); color=-1 (chorus.NO_COLOR) returns None.")
-      .def("new_group",
-           [](PyComm& c, py::object ranks) {
-             const std::vector<int> list = to_ranks(ranks);
-             return wrap(c.blocking([&](Communicator& x) { return x.new_group(list); }));
-           },
-           py::arg("ranks"),
-           "Collective: a communicator of the listed ranks (new rank = position); None on "
-           "ranks not listed.");
+      .def(
+          "group", [](py::object self) { return GroupScope{self}; },
+          "Context manager: `with comm.group(): ...` = group_start() ... group_end().")
+      .def(
+          "split",
+          [](PyComm& c, int color, int key) {
+            return wrap(c.blocking([&](Communicator& x) { return x.split(color, key); }));
+          },
+          py::arg("color"), py::arg("key") = 0,
+          "Collective: ranks with the same color form a new communicator ordered by "
+          "(key, rank); color=-1 (chorus.NO_COLOR) returns None.")
+      .def(
+          "new_group",
+          [](PyComm& c, py::object ranks) {
+            const std::vector<int> list = to_ranks(ranks);
+            return wrap(c.blocking([&](Communicator& x) { return x.new_group(list); }));
+          },
+          py::arg("ranks"),
+          "Collective: a communicator of the listed ranks (new rank = position); None on "
+          "ranks not listed.");
   m.attr("NO_COLOR") = Communicator::kNoColor;
 }
 

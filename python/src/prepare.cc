@@ -45,27 +45,24 @@ void keep(Prepared& p, OptView& v) {
 
 // A sequence of element counts or displacements (list, tuple, numpy integer array).
 std::vector<std::size_t> to_sizes(py::handle obj, const char* arg) {
-  if (obj.is_none() || py::isinstance<py::str>(obj) || !py::isinstance<py::sequence>(obj)) {
-    if (!py::hasattr(obj, "__len__") || !py::hasattr(obj, "__getitem__"))
-      throw_invalid(std::string(arg) + " must be a sequence of non-negative ints");
-  }
+  if (py::isinstance<py::str>(obj) || !PySequence_Check(obj.ptr()))
+    throw_invalid(std::string(arg) + " must be a sequence of non-negative ints");
   std::vector<std::size_t> out;
-  const py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
+  const auto seq = py::reinterpret_borrow<py::sequence>(obj);
   for (std::size_t i = 0; i < seq.size(); ++i) {
+    const std::string name = std::string(arg) + "[" + std::to_string(i) + "]";
     py::object item = seq[i];
-    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr()));
+    auto index = py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr()));
     if (!index) {
       PyErr_Clear();
-      throw_invalid(std::string(arg) + "[" + std::to_string(i) + "] is not an int");
+      throw_invalid(name + " is not an int");
     }
     const long long v = PyLong_AsLongLong(index.ptr());
     if (v == -1 && PyErr_Occurred()) {
       PyErr_Clear();
-      throw_invalid(std::string(arg) + "[" + std::to_string(i) + "] is out of range");
+      throw_invalid(name + " is out of range");
     }
-    if (v < 0)
-      throw_invalid(std::string(arg) + "[" + std::to_string(i) + "]=" + std::to_string(v) +
-                    " is negative");
+    if (v < 0) throw_invalid(name + "=" + std::to_string(v) + " is negative");
     out.push_back(static_cast<std::size_t>(v));
   }
   return out;
@@ -100,9 +97,9 @@ void check_v_side(const OptView& buf, const std::vector<std::size_t>& counts,
     if (counts[r] == 0) continue;
     if (displs[r] > buf->count() || counts[r] > buf->count() - displs[r])
       throw_invalid(std::string(buf->arg()) + " has " + std::to_string(buf->count()) +
-                    " elements, but " + counts_name + "[" + std::to_string(r) + "]=" +
-                    std::to_string(counts[r]) + " at " + displs_name + "[" + std::to_string(r) +
-                    "]=" + std::to_string(displs[r]) + " reaches beyond it");
+                    " elements, but " + counts_name + "[" + std::to_string(r) +
+                    "]=" + std::to_string(counts[r]) + " at " + displs_name + "[" +
+                    std::to_string(r) + "]=" + std::to_string(displs[r]) + " reaches beyond it");
   }
 }
 
@@ -126,8 +123,8 @@ Prepared prepare_all_reduce(Communicator& c, py::handle send, py::handle recv, p
   return p;
 }
 
-Prepared prepare_reduce(Communicator& c, py::handle send, py::handle recv, py::handle op,
-                        int root, py::handle dtype) {
+Prepared prepare_reduce(Communicator& c, py::handle send, py::handle recv, py::handle op, int root,
+                        py::handle dtype) {
   Prepared p;
   p.op = to_reduce_op(op, "op");
   check_rank("root", root, c.size());

@@ -31,8 +31,8 @@ struct Prepared {
 // Argument names and meaning as in chorus.Communicator's methods (docs in module.cc).
 Prepared prepare_all_reduce(Communicator& c, py::handle send, py::handle recv, py::handle op,
                             py::handle dtype);
-Prepared prepare_reduce(Communicator& c, py::handle send, py::handle recv, py::handle op,
-                        int root, py::handle dtype);
+Prepared prepare_reduce(Communicator& c, py::handle send, py::handle recv, py::handle op, int root,
+                        py::handle dtype);
 Prepared prepare_broadcast(Communicator& c, py::handle send, py::handle recv, int root,
                            py::handle dtype);
 Prepared prepare_all_gather(Communicator& c, py::handle send, py::handle recv, py::handle dtype);

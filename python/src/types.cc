@@ -2,7 +2,6 @@
 // argument conversions that accept either an enum value or its name.
 #include "types.h"
 
-
 #include <cmath>
 #include <string>
 
@@ -26,8 +25,7 @@ ReduceOp to_reduce_op(py::handle obj, const char* arg) {
     throw_invalid(std::string(arg) + "='" + name +
                   "' is not a reduction (expected sum, prod, min, max or avg)");
   }
-  throw_invalid(std::string(arg) + " must be a chorus.ReduceOp or its name, got " +
-                type_name(obj));
+  throw_invalid(std::string(arg) + " must be a chorus.ReduceOp or its name, got " + type_name(obj));
 }
 
 std::optional<DataType> to_dtype(py::handle obj, const char* arg) {
@@ -38,8 +36,7 @@ std::optional<DataType> to_dtype(py::handle obj, const char* arg) {
     if (auto t = parse_dtype(name)) return *t;
     throw_invalid(std::string(arg) + "='" + name + "' is not a chorus data type");
   }
-  throw_invalid(std::string(arg) + " must be a chorus.DataType or its name, got " +
-                type_name(obj));
+  throw_invalid(std::string(arg) + " must be a chorus.DataType or its name, got " + type_name(obj));
 }
 
 Compression to_compression(py::handle obj, const char* arg) {
@@ -66,8 +63,8 @@ std::chrono::milliseconds to_millis(py::handle obj, const char* arg,
   } else if (py::isinstance<py::int_>(obj) || py::isinstance<py::float_>(obj)) {
     seconds = obj.cast<double>();
   } else {
-    throw_invalid(std::string(arg) + " must be seconds (int or float) or a datetime.timedelta, got " +
-                  type_name(obj));
+    throw_invalid(std::string(arg) +
+                  " must be seconds (int or float) or a datetime.timedelta, got " + type_name(obj));
   }
   if (!(seconds >= 0) || seconds > 1e9)
     throw_invalid(std::string(arg) + "=" + std::string(py::str(obj)) +

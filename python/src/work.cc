@@ -1,5 +1,7 @@
 // chorus.Work (handle of an asynchronous operation: wait, test, state, on_complete) and
 // chorus.Stream. Waiting releases the GIL; completion callbacks run with it acquired.
+#include "chorus/work.h"
+
 #include <Python.h>
 
 #include <memory>
@@ -7,7 +9,6 @@
 
 #include "bindings.h"
 #include "chorus/stream.h"
-#include "chorus/work.h"
 #include "errors.h"
 #include "py_comm.h"
 #include "stream_arg.h"
@@ -67,7 +68,7 @@ bool wait(PyWork& w, py::object timeout) {
 std::string repr(const PyWork& w) {
   const char* state = w.work.state() == Work::State::kPending ? "pending"
                       : w.work.state() == Work::State::kDone  ? "done"
-                                                               : "failed";
+                                                              : "failed";
   return "<chorus.Work " + w.work.op() + " seq " + std::to_string(w.work.seq()) + " " + state + ">";
 }
 
@@ -81,7 +82,8 @@ Stream to_stream(py::handle obj) {
 }
 
 void bind_work(py::module_& m) {
-  py::class_<Stream>(m, "Stream",
+  py::class_<Stream>(
+      m, "Stream",
       "A named, ordered lane of asynchronous operations on one communicator "
       "(Communicator.create_stream). Operations on different streams may run concurrently.")
       .def_property_readonly("name", &Stream::name)
@@ -91,7 +93,8 @@ void bind_work(py::module_& m) {
         return "<chorus.Stream " + std::to_string(s.id()) + " '" + s.name() + "'>";
       });
 
-  py::class_<PyWork> work(m, "Work",
+  py::class_<PyWork> work(
+      m, "Work",
       "Handle of one asynchronous operation. Its buffers stay referenced (and must not "
       "be modified) until it completes.");
   py::enum_<Work::State>(work, "State")
@@ -102,8 +105,9 @@ void bind_work(py::module_& m) {
            "Blocks (GIL released) until the operation finishes and returns True; raises "
            "its chorus.Error if it failed. With a timeout (seconds), returns False when "
            "still pending after it.")
-      .def("test", [](const PyWork& w) { return w.work.test(); },
-           "True once the operation finished (successfully or not). Never blocks.")
+      .def(
+          "test", [](const PyWork& w) { return w.work.test(); },
+          "True once the operation finished (successfully or not). Never blocks.")
       .def_property_readonly("state", [](const PyWork& w) { return w.work.state(); })
       .def_property_readonly("code", [](const PyWork& w) { return w.work.code(); })
       .def_property_readonly("message", [](const PyWork& w) { return w.work.message(); })
