@@ -277,13 +277,18 @@ class CHORUS_EXPORT Communicator {
   // dtype, count, reduction, root or peer), bytes, algorithm, state (issued, started,
   // done, failed), issue time, wait and run times, and the error of a failed one. The
   // text is versioned ("chorus flight recorder v1: ...", one "  seq=..." line per
-  // operation; docs/DIAGNOSTICS.md specifies it). The same dump goes to stderr on a
-  // communication failure and, for every communicator of the process, on SIGUSR1
-  // (unless CHORUS_SIGUSR1=0).
+  // operation; docs/DIAGNOSTICS.md specifies it). The same dump goes to stderr (or the
+  // CHORUS_DEBUG_FILE file) on a communication failure and, for every communicator of
+  // the process, on SIGUSR1 (unless CHORUS_SIGUSR1=0); CHORUS_FLIGHT_RECORDER_FORMAT=json
+  // makes those automatic dumps JSON.
   // Thread-safe: may be called from any thread, also while another thread is inside
   // a collective; it never blocks on the network. Throws kInvalidArgument only when
   // this communicator was moved from.
   std::string flight_record() const;
+  // The same record as one JSON object on one line, newline-terminated (schema
+  // "chorus.flight_record", version 1; fields in docs/DIAGNOSTICS.md, "JSON dump").
+  // Thread-safety and errors as flight_record().
+  std::string flight_record_json() const;
 
   // Typed conveniences over the calls above.
   template <class T>

@@ -228,4 +228,8 @@ std::chrono::milliseconds Communicator::timeout() const { return impl().timeout(
 
 std::string Communicator::flight_record() const { return impl().flight_record("api"); }
 
+std::string Communicator::flight_record_json() const {
+  return impl().flight_record_json("api");
+}
+
 }  // namespace chorus

@@ -1,7 +1,5 @@
-// Diagnostic settings, the bounded hang-report exchange through the store, stderr output.
+// Diagnostic settings, the bounded hang-report exchange through the store, report output.
 #include "core/comm_diag.h"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -73,6 +71,11 @@ DiagSettings diag_settings() {
   else if (mode != "rank0" && !mode.empty())
     CHORUS_LOG(WARN, Env, "CHORUS_HANG_REPORT='%s' is not rank0, all or none; using rank0",
                mode.c_str());
+  const std::string& format = cfg->flight_recorder_format;
+  d.json_dumps = format == "json";
+  if (format != "json" && format != "text" && !format.empty())
+    CHORUS_LOG(WARN, Env, "CHORUS_FLIGHT_RECORDER_FORMAT='%s' is not text or json; using text",
+               format.c_str());
   return d;
 }
 
@@ -108,14 +111,6 @@ std::string exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::ui
                : "";
 }
 
-void write_stderr(const std::string& text) {
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const ssize_t n = ::write(STDERR_FILENO, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += static_cast<std::size_t>(n);
-  }
-}
+void write_report(const std::string& text) { diag::log_write_report(text); }
 
 }  // namespace chorus::core

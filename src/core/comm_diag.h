@@ -1,6 +1,6 @@
 // A communicator's diagnostics plumbing: the diagnostic settings (CHORUS_FLIGHT_RECORDER_SIZE,
-// CHORUS_HANG_REPORT, CHORUS_SIGUSR1), the bounded hang-report exchange through the
-// store, and writing reports to stderr.
+// CHORUS_FLIGHT_RECORDER_FORMAT, CHORUS_HANG_REPORT, CHORUS_SIGUSR1), the bounded
+// hang-report exchange through the store, and where reports go (CHORUS_DEBUG_FILE or stderr).
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -19,6 +19,7 @@ struct DiagSettings {
   std::size_t recorder_size = 64;
   HangReportMode hang_report = HangReportMode::kRank0;
   bool sigusr1 = true;
+  bool json_dumps = false;  // CHORUS_FLIGHT_RECORDER_FORMAT=json: automatic dumps in JSON
 };
 
 // From the process config (defaults when it cannot be loaded; an unknown
@@ -38,7 +39,7 @@ std::string exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::ui
                                 const diag::RankLine& mine, std::vector<diag::RankLine> known,
                                 int culprit, bool print, std::chrono::milliseconds budget);
 
-// Writes `text` to stderr with write(2), in as few calls as possible (no stdio buffer).
-void write_stderr(const std::string& text);
+// Writes a dump or report to CHORUS_DEBUG_FILE (per rank with %r) or else stderr.
+void write_report(const std::string& text);
 
 }  // namespace chorus::core

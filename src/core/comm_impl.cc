@@ -86,13 +86,11 @@ Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
 Status CommImpl::fail(const Status& s, const std::string& context, std::uint64_t rec) {
   failed_ = s.with_context(context);
   const int peer = failed_.peer();
-  if (s.code() == ErrorCode::kPeerLost && peer >= 0 && peer < size_ && pids_[peer] >= 0) {
-    const std::string where = str_printf("rank %d ran on host %s pid %ld", peer,
-                                         hosts_[peer].c_str(), pids_[peer]);
-    if (failed_.message().find(str_printf("pid %ld", pids_[peer])) == std::string::npos)
-      failed_ = Status(failed_.code(), failed_.message() + " (" + where + ")", peer,
-                       failed_.seq());
-  }
+  // Once per message: a report forwarded by another rank already carries its view.
+  if (s.code() == ErrorCode::kPeerLost && peer >= 0 && peer < size_ && peer != rank_ &&
+      failed_.message().find(" was lost; ") == std::string::npos)
+    failed_ = Status(failed_.code(), failed_.message() + " (" + lost_rank_text(peer) + ")", peer,
+                     failed_.seq());
   recorder_->failed(rec, failed_.message());
   if (!propagates(s.code())) return failed_;
   transport_->abort(failed_);
@@ -138,6 +136,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
       store, key_prefix + str_printf("chorus/comm%u", comm->comm_id_));
   comm->comm_store_ = comm_store;
   comm->diag_ = diag_settings();
+  diag::log_adopt_rank(rank);  // "[rank r]" in log lines, %r in CHORUS_DEBUG_FILE
   comm->recorder_ = std::make_unique<diag::FlightRecorder>(comm->diag_.recorder_size,
                                                            comm->comm_id_, rank, size);
 
@@ -226,6 +225,7 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label
   Status s = choice.fn(*transport_, args);
   if (s.is_ok()) {
     recorder_->done(rec);
+    transport_->set_progress(seq);  // peers can tell how far we got if we are lost
     return s;
   }
   return fail(s.with_seq(static_cast<std::int64_t>(seq)),

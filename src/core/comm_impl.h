@@ -100,6 +100,11 @@ class CommImpl {
   // The flight recorder's versioned text dump (docs/DIAGNOSTICS.md); `reason` goes into
   // its header. Thread-safe.
   std::string flight_record(const char* reason) const { return recorder_->dump(reason); }
+  std::string flight_record_json(const char* reason) const { return recorder_->dump_json(reason); }
+  // The automatic dumps' form (failure, SIGUSR1): CHORUS_FLIGHT_RECORDER_FORMAT.
+  std::string flight_record_auto(const char* reason) const {
+    return diag_.json_dumps ? flight_record_json(reason) : flight_record(reason);
+  }
 
  private:
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
@@ -116,6 +121,9 @@ class CommImpl {
   void report_failure();
   // This rank's hang-report line in `state` ("failed", "exited", ...).
   diag::RankLine own_line(const char* state, const std::string& detail) const;
+  // "rank 2 (host h pid 7) was lost; the last operation it was known to have completed was
+  // seq 9" (host/pid from init, seq from the transport's progress of that peer).
+  std::string lost_rank_text(int peer) const;
   // Host and pid of every rank ("" / -1 when unknown), gathered at init.
   std::vector<diag::RankLine> known_ranks() const;
   // The sticky failure, or kAborted after abort(); OK when the communicator is usable.

@@ -46,6 +46,15 @@ diag::RankLine CommImpl::own_line(const char* state, const std::string& detail) 
   return l;
 }
 
+std::string CommImpl::lost_rank_text(int peer) const {
+  std::string who = str_printf("rank %d", peer);
+  if (pids_[peer] >= 0) who += str_printf(" (host %s pid %ld)", hosts_[peer].c_str(), pids_[peer]);
+  const std::int64_t done = transport_->peer_progress(peer);
+  if (done < 0) return who + " was lost; no operation it completed is known";
+  return who + str_printf(" was lost; the last operation it was known to have completed was seq %lld",
+                          static_cast<long long>(done));
+}
+
 std::vector<diag::RankLine> CommImpl::known_ranks() const {
   std::vector<diag::RankLine> out(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) {
@@ -61,13 +70,13 @@ std::vector<diag::RankLine> CommImpl::known_ranks() const {
 void CommImpl::report_failure() {
   if (reported_) return;
   reported_ = true;
-  write_stderr(recorder_->dump("failure"));
+  write_report(flight_record_auto("failure"));
   if (diag_.hang_report == HangReportMode::kNone || !comm_store_) return;
   const bool print = diag_.hang_report == HangReportMode::kAll || rank_ == 0;
   const std::string text =
       exchange_hang_lines(comm_store_, comm_id_, own_line("failed", to_string(failed_.code())),
                           known_ranks(), failed_.peer(), print, kHangReportBudget);
-  if (!text.empty()) write_stderr(text);
+  if (!text.empty()) write_report(text);
 }
 
 }  // namespace chorus::core

@@ -38,7 +38,7 @@ void watch(int fd) {
     const ssize_t n = ::read(fd, buf, sizeof(buf));  // several signals: one dump
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
-    live_comms_for_each([](CommImpl& c) { write_stderr(c.flight_record("sigusr1")); });
+    live_comms_for_each([](CommImpl& c) { write_report(c.flight_record_auto("sigusr1")); });
   }
 }
 
@@ -63,7 +63,7 @@ void install_once() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   ::sigaction(SIGUSR1, &sa, nullptr);
-  CHORUS_LOG(INFO, Init, "SIGUSR1 dumps every communicator's flight recorder to stderr");
+  CHORUS_LOG(INFO, Init, "SIGUSR1 dumps every communicator's flight recorder (stderr or CHORUS_DEBUG_FILE)");
 }
 
 }  // namespace

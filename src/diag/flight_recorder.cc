@@ -11,28 +11,6 @@ namespace chorus::diag {
 
 namespace {
 
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// "2024-05-01T12:00:00.123456Z" (UTC, microseconds).
-std::string iso_time(std::int64_t ns) {
-  const std::time_t secs = static_cast<std::time_t>(ns / 1000000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  return str_printf("%s.%06lldZ", buf, static_cast<long long>((ns % 1000000000) / 1000));
-}
-
 const char* or_dash(const char* s) { return (s != nullptr && *s != '\0') ? s : "-"; }
 
 // One line, double quotes and control characters replaced, so the field stays last
@@ -44,8 +22,6 @@ std::string quoted(const std::string& s) {
 }
 
 std::string entry_line(const FlightEntry& e, std::int64_t now) {
-  const std::int64_t start = e.start_ns != 0 ? e.start_ns : now;
-  const std::int64_t end = e.end_ns != 0 ? e.end_ns : now;
   std::string line = str_printf(
       "  seq=%llu op=%s dtype=%s count=%zu redop=%s root=%s peer=%s bytes=%zu algo=%s "
       "state=%s issued=%s wait_us=%lld run_us=%lld",
@@ -53,13 +29,42 @@ std::string entry_line(const FlightEntry& e, std::int64_t now) {
       e.op.count, or_dash(e.op.redop), e.op.root >= 0 ? std::to_string(e.op.root).c_str() : "-",
       e.op.peer >= 0 ? std::to_string(e.op.peer).c_str() : "-", e.op.bytes, or_dash(e.algo),
       to_string(e.state), iso_time(e.issue_wall_ns).c_str(),
-      static_cast<long long>((start - e.issue_ns) / 1000),
-      static_cast<long long>(e.start_ns != 0 ? (end - start) / 1000 : 0));
+      static_cast<long long>(wait_us(e, now)), static_cast<long long>(run_us(e, now)));
   if (e.state == OpState::kFailed) line += " error=" + quoted(e.error);
   return line + "\n";
 }
 
 }  // namespace
+
+std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::int64_t wall_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string iso_time(std::int64_t ns) {
+  const std::time_t secs = static_cast<std::time_t>(ns / 1000000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  return str_printf("%s.%06lldZ", buf, static_cast<long long>((ns % 1000000000) / 1000));
+}
+
+std::int64_t wait_us(const FlightEntry& e, std::int64_t now) {
+  return ((e.start_ns != 0 ? e.start_ns : now) - e.issue_ns) / 1000;
+}
+
+std::int64_t run_us(const FlightEntry& e, std::int64_t now) {
+  if (e.start_ns == 0) return 0;
+  return ((e.end_ns != 0 ? e.end_ns : now) - e.start_ns) / 1000;
+}
 
 const char* to_string(OpState s) {
   switch (s) {
@@ -87,7 +92,7 @@ FlightEntry* FlightRecorder::slot(std::uint64_t id) {
 }
 
 std::uint64_t FlightRecorder::issue(const OpIdentity& op) {
-  const std::int64_t now = steady_ns(), wall = wall_ns();
+  const std::int64_t now = steady_now_ns(), wall = wall_now_ns();
   std::lock_guard<std::mutex> g(mu_);
   const std::uint64_t id = next_id_++;
   if (!ring_.empty()) {
@@ -110,7 +115,7 @@ std::uint64_t FlightRecorder::issue(const OpIdentity& op) {
 }
 
 void FlightRecorder::start(std::uint64_t id, const char* algo) {
-  const std::int64_t now = steady_ns();
+  const std::int64_t now = steady_now_ns();
   std::lock_guard<std::mutex> g(mu_);
   if (FlightEntry* e = slot(id)) {
     e->algo = algo;
@@ -127,7 +132,7 @@ void FlightRecorder::failed(std::uint64_t id, const std::string& error) {
 }
 
 void FlightRecorder::end(std::uint64_t id, OpState state, const std::string* error) {
-  const std::int64_t now = steady_ns();
+  const std::int64_t now = steady_now_ns();
   std::lock_guard<std::mutex> g(mu_);
   FlightEntry* e = slot(id);
   if (e != nullptr) {
@@ -158,6 +163,11 @@ std::vector<FlightEntry> FlightRecorder::snapshot() const {
   return out;
 }
 
+std::uint64_t FlightRecorder::recorded() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return next_id_ - 1;
+}
+
 FlightSummary FlightRecorder::summary() const {
   std::lock_guard<std::mutex> g(mu_);
   return summary_;
@@ -165,19 +175,15 @@ FlightSummary FlightRecorder::summary() const {
 
 std::string FlightRecorder::dump(const char* reason) const {
   const std::vector<FlightEntry> entries = snapshot();
-  std::uint64_t recorded = 0;
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    recorded = next_id_ - 1;
-  }
+  const std::uint64_t recorded = this->recorded();
   static const std::string host = this_host();
   std::string out = str_printf(
       "chorus flight recorder v%d: comm=%u rank=%d size=%d host=%s pid=%d reason=%s "
       "time=%s recorded=%llu capacity=%zu entries=%zu\n",
       kFlightRecordVersion, comm_, rank_, size_, host.c_str(), static_cast<int>(::getpid()),
-      reason, iso_time(wall_ns()).c_str(), static_cast<unsigned long long>(recorded),
+      reason, iso_time(wall_now_ns()).c_str(), static_cast<unsigned long long>(recorded),
       ring_.size(), entries.size());
-  const std::int64_t now = steady_ns();
+  const std::int64_t now = steady_now_ns();
   for (const FlightEntry& e : entries) out += entry_line(e, now);
   out += str_printf("chorus flight recorder end: comm=%u rank=%d\n", comm_, rank_);
   return out;

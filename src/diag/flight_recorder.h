@@ -12,6 +12,9 @@ namespace chorus::diag {
 
 // The dump format's version; bump on any change to docs/DIAGNOSTICS.md's description.
 inline constexpr int kFlightRecordVersion = 1;
+// The JSON dump's schema name and version (docs/DIAGNOSTICS.md, "JSON dump").
+inline constexpr const char* kFlightRecordJsonSchema = "chorus.flight_record";
+inline constexpr int kFlightRecordJsonVersion = 1;
 
 enum class OpState : std::uint8_t { kIssued, kStarted, kDone, kFailed };
 const char* to_string(OpState s);
@@ -72,10 +75,15 @@ class FlightRecorder {
   // The versioned text dump (docs/DIAGNOSTICS.md, "Flight recorder"); `reason` says
   // why it was taken ("api", "sigusr1", "failure").
   std::string dump(const char* reason) const;
+  // The same as one JSON object on one line (flight_record_json.cc; schema
+  // kFlightRecordJsonSchema, version kFlightRecordJsonVersion), newline-terminated.
+  std::string dump_json(const char* reason) const;
 
  private:
   FlightEntry* slot(std::uint64_t id);  // nullptr once overwritten; REQUIRES mu_
   void end(std::uint64_t id, OpState state, const std::string* error);
+
+  std::uint64_t recorded() const;  // operations ever recorded
 
   const std::uint32_t comm_;
   const int rank_;
@@ -89,5 +97,13 @@ class FlightRecorder {
 
 // "host" part of the dump header and hang reports (gethostname).
 std::string this_host();
+// Clocks and time text shared by the dumps.
+std::int64_t steady_now_ns();
+std::int64_t wall_now_ns();
+// "2024-05-01T12:00:00.123456Z" (UTC, microseconds) for a system-clock time in ns.
+std::string iso_time(std::int64_t wall_ns);
+// Microseconds from issue to start, and from start to end (or to `now` while running).
+std::int64_t wait_us(const FlightEntry& e, std::int64_t now);
+std::int64_t run_us(const FlightEntry& e, std::int64_t now);
 
 }  // namespace chorus::diag

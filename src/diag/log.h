@@ -20,8 +20,13 @@ enum class Subsys : unsigned { kInit = 1, kBoot = 2, kNet = 4, kAlgo = 8, kColl 
 // Configures level, subsystems and sink from the given CHORUS_DEBUG* values.
 // Unknown names are ignored with a warning. Safe to call more than once.
 void log_configure(const std::string& level, const std::string& subsys, const std::string& file);
-// Sets the "[rank r]" part of the prefix (-1 = none).
+// Sets the "[rank r]" part of the prefix and of the %r in CHORUS_DEBUG_FILE (-1 = none).
 void log_set_rank(int rank);
+// log_set_rank(rank) unless a rank is set already (the first communicator's rank wins).
+void log_adopt_rank(int rank);
+// Writes a report (flight-recorder dump, hang report; text ending in '\n') whole to the
+// CHORUS_DEBUG_FILE sink when one is configured, else to stderr. Never stdout.
+void log_write_report(const std::string& text);
 
 extern std::atomic<int> g_log_level;
 extern std::atomic<unsigned> g_log_subsys;

@@ -89,6 +89,14 @@ class Transport {
   // bound instead of waiting for a timeout. Callable from any thread.
   virtual void abort(const Status& reason) = 0;
 
+  // Progress: core calls set_progress(seq) when collective `seq` of this communicator
+  // completes (one relaxed store); transports pass it to the peers at no extra message
+  // (shm: the rank's slot in the segment; TCP: every frame header, and a bye frame when
+  // the transport closes). peer_progress(peer) is the last completed seq this rank knows
+  // `peer` reached, -1 = none known; a kPeerLost message names it.
+  virtual void set_progress(std::uint64_t /*last_done_seq*/) {}
+  virtual std::int64_t peer_progress(int /*peer*/) const { return -1; }
+
   // The shared windows of the ranks, or null when this transport has none (the default).
   virtual SharedWindows* shared_windows() { return nullptr; }
 };

@@ -6,15 +6,17 @@ import os
 import struct
 
 TOKEN = 0xC0FFEE1234
-MAGIC, VERSION = 0x53524843, 2
-HELLO, EAGER, RTS, CTS, DATA, NACK, CANCEL, ABORT, DESYNC = range(1, 10)
+MAGIC, VERSION = 0x53524843, 3
+HELLO, EAGER, RTS, CTS, DATA, NACK, CANCEL, ABORT, DESYNC, BYE = range(1, 11)
 out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 
 
 def frame(kind, length=0, arg=0, comm=1, seq=1, step=0, sig=0, peer_sig=0, token=TOKEN,
-          version=VERSION, magic=MAGIC):
+          version=VERSION, magic=MAGIC, progress=0):
+    # Bytes 56-63: peer_sig for desync frames, the sender's progress for every other kind.
+    last = peer_sig if kind == DESYNC else progress
     return struct.pack("<IHHQIIQQQQQ", magic, version, kind, token, comm, step, seq, length, arg,
-                       sig, peer_sig)
+                       sig, last)
 
 
 def store(op, body, rid=7, version=1, body_len=None):
@@ -29,12 +31,13 @@ def field(b):
 seeds = {}
 # 0: frame headers of every kind, and broken ones.
 for kind, length, arg in [(HELLO, 0, 1), (EAGER, 16, 0), (RTS, 256, 1), (CTS, 0, 1), (DATA, 256, 1),
-                          (NACK, 16, 1), (CANCEL, 0, 1), (ABORT, 5, 3 | (2 << 32)), (DESYNC, 0, 0)]:
-    seeds[f"frame_kind{kind}"] = b"\0" + frame(kind, length, arg, sig=11, peer_sig=12)
+                          (NACK, 16, 1), (CANCEL, 0, 1), (ABORT, 5, 3 | (2 << 32)), (DESYNC, 0, 0),
+                          (BYE, 0, 0)]:
+    seeds[f"frame_kind{kind}"] = b"\0" + frame(kind, length, arg, sig=11, peer_sig=12, progress=13)
 seeds["frame_truncated"] = b"\0" + frame(EAGER, 16)[:30]
 seeds["frame_huge_eager"] = b"\0" + frame(EAGER, 1 << 62)
 seeds["frame_huge_data"] = b"\0" + frame(DATA, (1 << 40) + 1)
-seeds["frame_bad_version"] = b"\0" + frame(EAGER, 16, version=3)
+seeds["frame_bad_version"] = b"\0" + frame(EAGER, 16, version=2)
 seeds["frame_bad_token"] = b"\0" + frame(EAGER, 16, token=TOKEN + 1)
 seeds["frame_bad_kind"] = b"\0" + frame(99)
 seeds["frame_abort_bad_code"] = b"\0" + frame(ABORT, 4, 99)
@@ -72,6 +75,8 @@ seeds["engine_truncated_body"] = b"\3" + frame(EAGER, 16, seq=1) + b"abc"
 seeds["engine_truncated_header"] = b"\3" + eager[:40]
 seeds["engine_huge"] = b"\3" + frame(DATA, 1 << 50, 9, seq=2)
 seeds["engine_hello_after_setup"] = b"\3" + frame(HELLO, 0, 1, seq=2)
+seeds["engine_bye"] = b"\3" + frame(EAGER, 16, seq=1, progress=4) + bytes(16) + frame(BYE, progress=9)
+seeds["engine_bye_with_length"] = b"\3" + frame(BYE, 8, progress=9) + bytes(8)
 seeds["engine_garbage"] = b"\3" + b"GET / HTTP/1.1\r\n\r\n" * 4
 
 os.makedirs(out_dir, exist_ok=True)

@@ -22,7 +22,8 @@ RunOptions survivors_report(std::chrono::milliseconds timeout) {
   return opts;
 }
 
-// A survivor's error: kPeerLost naming `lost` (rank and address) within 2 s of its exit.
+// A survivor's error: kPeerLost naming `lost` (rank and address) within 2 s of its exit,
+// and saying how far the lost rank got ("rank L (host H pid P) was lost; ...").
 void check_peer_lost(const Error& e, int me, int lost, const std::string& stamp_name) {
   const double late = seconds_since_stamp(stamp_name);
   check(e.code() == ErrorCode::kPeerLost, std::string("expected peer_lost, got ") + e.what());
@@ -33,10 +34,22 @@ void check_peer_lost(const Error& e, int me, int lost, const std::string& stamp_
   check(names_peer_address(e, lost),
         std::string("message does not name the lost rank and its address: ") + e.what());
   check_names_rank_and_seq(e, me);
+  check(has(e, "rank " + std::to_string(lost) + " (host ") && has(e, " was lost; "),
+        std::string("message does not say that the lost rank was lost: ") + e.what());
+}
+
+// The lost rank's last completed seq in the message, exactly.
+void check_lost_after(const Error& e, int lost, int last_done_seq) {
+  const std::string want = "rank " + std::to_string(lost) + " (host ";
+  const std::string seq = "was lost; the last operation it was known to have completed was seq " +
+                          std::to_string(last_done_seq) + ")";
+  check(has(e, want) && has(e, seq), "expected '" + want + "...' and '" + seq + "' in: " + e.what());
 }
 
 // The story of issue 4: ranks loop (all_reduce + all_gather) until their time is up;
-// one rank's time runs out first and it leaves (destroying its communicator normally).
+// one rank's time runs out first and it leaves (destroying its communicator normally)
+// before step 5, i.e. after completing seq 9 (step s runs seqs 2s and 2s+1). Every
+// survivor's message must say so.
 class EarlyExit : public ::testing::TestWithParam<int> {};
 
 TEST_P(EarlyExit, SurvivorsGetPeerLostNamingTheRankWithinTwoSeconds) {
@@ -55,6 +68,7 @@ TEST_P(EarlyExit, SurvivorsGetPeerLostNamingTheRankWithinTwoSeconds) {
         comm.all_gather(v.data(), all.data(), 256, DataType::kFloat32);
       } catch (const Error& e) {
         check_peer_lost(e, comm.rank(), leaver, "left");
+        check_lost_after(e, leaver, 9);
         return;
       }
     }

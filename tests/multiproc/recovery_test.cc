@@ -2,6 +2,8 @@
 // healthy and on a broken communicator, and the per-call timeout (ScopedTimeout).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -54,49 +56,66 @@ void check_works(Communicator& c, const std::vector<int>& old, int my_old) {
   }
 }
 
-// 4 ranks loop (all_reduce + all_gather); rank 2 leaves at step 5 (gracefully, or with
-// _exit). The survivors catch kPeerLost, shrink to 3 ranks (old ranks 0, 1, 3) and work.
-class ShrinkAfterLoss : public ::testing::TestWithParam<bool> {};
+// n ranks loop (all_reduce + all_gather); rank n/2 leaves at step 5 (gracefully, or
+// with _exit). The survivors catch kPeerLost, shrink to n-1 ranks and work.
+std::vector<int> all_but(int n, int gone) {
+  std::vector<int> out;
+  for (int r = 0; r < n; ++r)
+    if (r != gone) out.push_back(r);
+  return out;
+}
 
-TEST_P(ShrinkAfterLoss, SurvivorsBuildAWorkingCommunicatorOfThree) {
-  const bool hard_exit = GetParam();
-  constexpr int kLeaver = 2;
-  auto body = [hard_exit](Communicator& comm) {
-    std::vector<float> v(1024, 1.0f), sum(1024), all(256 * comm.size());
-    const int me = comm.rank();
-    for (int s = 0; s < 1000; ++s) {
-      if (me == kLeaver && s == 5) {
-        if (hard_exit) ::_exit(0);
-        return;
-      }
-      try {
-        step("step " + std::to_string(s));
-        comm.all_reduce(v.data(), sum.data(), v.size(), DataType::kFloat32, ReduceOp::kSum);
-        comm.all_gather(v.data(), all.data(), 256, DataType::kFloat32);
-      } catch (const Error& e) {
-        check(e.code() == ErrorCode::kPeerLost, std::string("expected peer_lost: ") + e.what());
-        step("shrink");
-        const auto t0 = FailClock::now();
-        Communicator survivors = comm.shrink();
-        const double took = seconds_since(t0);
-        check(took < 5.0, "shrink took " + std::to_string(took) + " s");
-        check_works(survivors, {0, 1, 3}, me);
-        step("the old communicator refuses work");
-        bool refused = false;
-        try {
-          comm.barrier();
-        } catch (const Error&) {
-          refused = true;
-        }
-        check(refused, "the old communicator still works after shrink()");
-        return;
-      }
+// Loops until a collective fails; returns that error (CheckFailure if none does).
+Error loop_until_failure(Communicator& comm, int leaver, bool hard_exit) {
+  std::vector<float> v(1024, 1.0f), sum(1024), all(256 * comm.size());
+  for (int s = 0; s < 1000; ++s) {
+    if (comm.rank() == leaver && s == 5) {
+      if (hard_exit) ::_exit(0);
+      throw CheckFailure("leaver");  // caught by the caller: it returns normally
     }
-    check(false, "the loop finished although rank 2 left");
+    try {
+      step("step " + std::to_string(s));
+      comm.all_reduce(v.data(), sum.data(), v.size(), DataType::kFloat32, ReduceOp::kSum);
+      comm.all_gather(v.data(), all.data(), 256, DataType::kFloat32);
+    } catch (const Error& e) {
+      return e;
+    }
+  }
+  throw CheckFailure("the loop finished although rank " + std::to_string(leaver) + " left");
+}
+
+class ShrinkAfterLoss : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(ShrinkAfterLoss, SurvivorsBuildAWorkingCommunicatorOfTheRest) {
+  const auto [n, hard_exit] = GetParam();
+  const int leaver = n / 2;
+  auto body = [n = n, hard_exit = hard_exit, leaver](Communicator& comm) {
+    const int me = comm.rank();
+    try {
+      const Error e = loop_until_failure(comm, leaver, hard_exit);
+      check(e.code() == ErrorCode::kPeerLost, std::string("expected peer_lost: ") + e.what());
+    } catch (const CheckFailure& f) {
+      if (me == leaver) return;
+      throw;
+    }
+    step("shrink");
+    const auto t0 = FailClock::now();
+    Communicator survivors = comm.shrink();
+    const double took = seconds_since(t0);
+    check(took < 5.0, "shrink took " + std::to_string(took) + " s");
+    check_works(survivors, all_but(n, leaver), me);
+    step("the old communicator refuses work");
+    bool refused = false;
+    try {
+      comm.barrier();
+    } catch (const Error&) {
+      refused = true;
+    }
+    check(refused, "the old communicator still works after shrink()");
   };
-  auto r = RankRunner::run(4, body, milliseconds(60000), recovery_options());
-  for (int rank = 0; rank < 4; ++rank) {
-    if (rank == kLeaver && hard_exit) {
+  auto r = RankRunner::run(n, body, milliseconds(60000), recovery_options());
+  for (int rank = 0; rank < n; ++rank) {
+    if (rank == leaver && hard_exit) {
       EXPECT_EQ(r.ranks[rank].exit_code, 0) << r.summary();
     } else {
       EXPECT_EQ(r.ranks[rank].state, RankState::kOk) << r.summary();
@@ -104,8 +123,111 @@ TEST_P(ShrinkAfterLoss, SurvivorsBuildAWorkingCommunicatorOfThree) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Exit, ShrinkAfterLoss, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "Exit" : "Return"; });
+INSTANTIATE_TEST_SUITE_P(Exit, ShrinkAfterLoss,
+                         ::testing::Combine(::testing::Values(2, 4, 8), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "ranks" +
+                                  (std::get<1>(info.param) ? "Exit" : "Return");
+                         });
+
+// A second rank dies while the survivors shrink. 4 ranks; rank 2 leaves at step 5; the
+// others catch kPeerLost and shrink, and rank 3 dies:
+//  kBeforeShrink: right after catching the error, without calling shrink(). Nobody
+//    reported it lost, so the deciding rank waits the whole connect_timeout window and
+//    the members are the ranks that arrived: ranks 0 and 1 get a working communicator of
+//    two, after about connect_timeout.
+//  kDuringShrink: a few milliseconds into its own shrink() (on another thread), at any
+//    point of it. Documented outcomes, all bounded by connect_timeout + 2 s (+ slack):
+//    shrink() fails with kTimeout (the new communicator's rendezvous, or no member list
+//    when rank 3 was deciding) or kPeerLost; or it returns a communicator that either
+//    excludes rank 3 and works, or includes it and whose next collective fails with
+//    kPeerLost or kTimeout within the timeout. Never a hang, never a wrong result.
+enum class SecondDeath { kBeforeShrink, kDuringShrink };
+constexpr milliseconds kConnect(2000);  // connect_timeout: the shrink decision window
+class DeathDuringShrink : public ::testing::TestWithParam<SecondDeath> {};
+
+TEST_P(DeathDuringShrink, SurvivorsGetABoundedErrorOrAWorkingCommunicator) {
+  const SecondDeath when = GetParam();
+  constexpr int kLeaver = 2, kSecond = 3;
+  auto body = [when](Communicator& comm) {
+    const int me = comm.rank();
+    try {
+      const Error e = loop_until_failure(comm, kLeaver, false);
+      check(e.code() == ErrorCode::kPeerLost, std::string("expected peer_lost: ") + e.what());
+    } catch (const CheckFailure& f) {
+      if (me == kLeaver) return;
+      throw;
+    }
+    if (me == kSecond) {
+      if (when == SecondDeath::kBeforeShrink) ::_exit(0);
+      std::thread([] {
+        std::this_thread::sleep_for(milliseconds(5));
+        ::_exit(0);
+      }).detach();
+      try {
+        Communicator c = comm.shrink();
+        std::this_thread::sleep_for(milliseconds(10000));  // the thread above ends us
+      } catch (const Error&) {
+      }
+      ::_exit(0);
+    }
+    step("shrink while rank 3 dies");
+    const auto t0 = FailClock::now();
+    const double bound = std::chrono::duration<double>(kConnect).count() + 3.0;
+    std::optional<Communicator> c;
+    try {
+      c.emplace(comm.shrink());
+    } catch (const Error& e) {
+      const double took = seconds_since(t0);
+      std::fprintf(stderr, "SHRINK rank %d after %.3f s: %s\n", me, took, e.what());
+      check(when == SecondDeath::kDuringShrink, std::string("shrink failed: ") + e.what());
+      check(e.code() == ErrorCode::kTimeout || e.code() == ErrorCode::kPeerLost,
+            std::string("expected timeout or peer_lost from shrink: ") + e.what());
+      check(took < bound, "shrink failed after " + std::to_string(took) + " s: " + e.what());
+      return;
+    }
+    const double took = seconds_since(t0);
+    std::fprintf(stderr, "SHRINK rank %d after %.3f s: rank %d of %d\n", me, took, c->rank(),
+                 c->size());
+    check(took < bound, "shrink took " + std::to_string(took) + " s");
+    if (when == SecondDeath::kBeforeShrink || c->size() == 2) {
+      check(when == SecondDeath::kDuringShrink || took >= 1.5,
+            "the decision did not wait for the silent rank 3 (" + std::to_string(took) + " s)");
+      check_works(*c, {0, 1}, me);
+      return;
+    }
+    check(c->size() == 3, "unexpected size " + std::to_string(c->size()));
+    const auto t1 = FailClock::now();
+    try {
+      check_works(*c, {0, 1, 3}, me);
+      check(false, "a communicator including the dead rank 3 kept working");
+    } catch (const Error& e) {
+      std::fprintf(stderr, "SHRINK rank %d, first collective after %.3f s: %s\n", me,
+                   seconds_since(t1), e.what());
+      check(e.code() == ErrorCode::kPeerLost || e.code() == ErrorCode::kTimeout,
+            std::string("expected peer_lost or timeout: ") + e.what());
+      check(seconds_since(t1) < 7.0, "the failure took " + std::to_string(seconds_since(t1)) + " s");
+    }
+  };
+  RunOptions opts = recovery_options();
+  opts.options.connect_timeout = kConnect;
+  opts.options.timeout = milliseconds(5000);
+  auto r = RankRunner::run(4, body, milliseconds(60000), opts);
+  for (int rank = 0; rank < 4; ++rank) {
+    if (rank == kSecond) {
+      EXPECT_EQ(r.ranks[rank].exit_code, 0) << r.summary();
+    } else {
+      EXPECT_EQ(r.ranks[rank].state, RankState::kOk) << r.summary();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(When, DeathDuringShrink,
+                         ::testing::Values(SecondDeath::kBeforeShrink, SecondDeath::kDuringShrink),
+                         [](const auto& info) {
+                           return info.param == SecondDeath::kBeforeShrink ? "BeforeShrink"
+                                                                           : "DuringShrink";
+                         });
 
 TEST(Shrink, WithNobodyLostGivesASameSizeCommunicator) {
   auto body = [](Communicator& comm) {

@@ -17,6 +17,9 @@ namespace chorus_run {
 namespace {
 
 constexpr auto kKillGrace = std::chrono::seconds(2);   // SIGTERM -> SIGKILL
+// First failure -> SIGTERM to the others: time for the ranks that saw the failure too to
+// print their flight recorders and the cross-rank hang report (its budget is 1 s).
+constexpr auto kReportGrace = std::chrono::milliseconds(1500);
 constexpr auto kDrainLimit = std::chrono::seconds(2);  // output after the last exit
 constexpr int kMaxPollMs = 200;
 
@@ -102,7 +105,7 @@ void Supervisor::reap() {
     pid_t got = waitpid(r.pid, &status, WNOHANG);
     if (got == 0 || (got < 0 && errno == EINTR)) continue;
     r.alive = false;
-    if (got > 0 && failed(status) && !terminating_)
+    if (got > 0 && failed(status) && !terminating_)  // also during the report grace
       failed_now.emplace_back(static_cast<int>(i), status);
   }
   if (!failed_now.empty()) report_failures(failed_now);
@@ -122,9 +125,10 @@ void Supervisor::report_failures(const std::vector<std::pair<int, int>>& failed_
     else
       say(who + " exited with status " + std::to_string(WEXITSTATUS(status)));
   }
+  if (failing_) return;  // the first failure sets the code and starts the grace
+  failing_ = true;
   exit_code_ = exit_code_of(first->second);
-  if (any_alive()) say("terminating the remaining ranks");
-  begin_termination(SIGTERM);
+  term_at_ = Clock::now() + kReportGrace;
 }
 
 void Supervisor::begin_termination(int sig) {
@@ -136,6 +140,10 @@ void Supervisor::begin_termination(int sig) {
 
 void Supervisor::check_deadlines() {
   Clock::time_point now = Clock::now();
+  if (failing_ && !terminating_ && now >= term_at_ && any_alive()) {
+    say("terminating the remaining ranks");
+    begin_termination(SIGTERM);
+  }
   if (has_deadline_ && !terminating_ && now >= deadline_ && any_alive()) {
     char text[128];
     std::snprintf(text, sizeof(text), "timeout of %g s exceeded, killing all ranks", timeout_s_);
@@ -186,6 +194,7 @@ int Supervisor::poll_timeout_ms() const {
            std::chrono::milliseconds(1);
   };
   if (has_deadline_ && !terminating_) wait = std::min(wait, until(deadline_));
+  if (failing_ && !terminating_) wait = std::min(wait, until(term_at_));
   if (terminating_ && !killed_) wait = std::min(wait, until(kill_at_));
   return static_cast<int>(std::max<std::chrono::milliseconds::rep>(0, wait.count()));
 }

@@ -1,5 +1,6 @@
 // Watches the launched ranks: copies their output, forwards signals, enforces the
-// timeout, and stops every rank as soon as one fails.
+// timeout, and stops every rank shortly after one fails (1.5 s later: the ranks that saw
+// the failure print their flight recorders and hang report first).
 #pragma once
 #include <sys/types.h>
 
@@ -55,6 +56,8 @@ class Supervisor {
   bool terminating_ = false;
   bool killed_ = false;
   Clock::time_point kill_at_;
+  bool failing_ = false;        // a rank failed: the others get SIGTERM at term_at_
+  Clock::time_point term_at_;
   int exit_code_ = 0;
 };
 

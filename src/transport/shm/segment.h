@@ -13,7 +13,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 3;
+inline constexpr std::uint32_t kSegmentVersion = 4;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -33,6 +33,9 @@ struct alignas(64) RankSlot {
   char abort_reason[kReasonBytes];
   // Shared-window barriers this rank has reached (see Engine::window_barrier).
   alignas(64) std::atomic<std::uint64_t> win_arrived{0};
+  // This rank's last completed collective seq + 1 (0 = none); written (relaxed) by the
+  // rank after each collective, read by peers only to word a kPeerLost message.
+  std::atomic<std::uint64_t> progress{0};
 };
 
 struct alignas(64) SegmentHeader {

@@ -205,3 +205,30 @@ TEST(ShmFailure, CancelledLargeSendKeepsTheRingUsable) {
 
 }  // namespace
 }  // namespace chorus::shm::testing
+
+namespace chorus::shm::testing {
+namespace {
+
+// set_progress is visible to the peers through the rank's slot, even after it exited.
+TEST(ShmProgress, PeerReadsProgressFromTheSegmentAfterTheRankIsGone) {
+  World w(2);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    char a = 'x', b = 0;
+    if (rank == 1) {
+      SHM_CHECK(t->peer_progress(0) == -1, "progress before any set_progress");
+      t->set_progress(41);
+      SHM_CHECK(transport::send(*t, 0, Tag{1}, &a, 1, in_ms(kWaitMs)).is_ok(), "send");
+      ::_exit(0);  // no close: the slot still says how far it got
+    }
+    SHM_CHECK(transport::recv(*t, 1, Tag{1}, &b, 1, in_ms(kWaitMs)).is_ok(), "recv");
+    Status st = transport::recv(*t, 1, Tag{2}, &b, 1, in_ms(kWaitMs));
+    SHM_CHECK(st.code() == ErrorCode::kPeerLost, "%s", st.to_string().c_str());
+    SHM_CHECK(t->peer_progress(1) == 41, "peer_progress %lld",
+              static_cast<long long>(t->peer_progress(1)));
+    SHM_CHECK(t->peer_progress(0) == -1 && t->peer_progress(5) == -1, "self / out of range");
+  }));
+}
+
+}  // namespace
+}  // namespace chorus::shm::testing

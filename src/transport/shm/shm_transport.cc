@@ -99,6 +99,14 @@ class ShmTransport final : public transport::Transport {
   }
 
   void abort(const Status& reason) override { engine_->abort(reason); }
+  void set_progress(std::uint64_t last_done_seq) override {
+    engine_->segment().slot(rank()).progress.store(last_done_seq + 1, std::memory_order_relaxed);
+  }
+  std::int64_t peer_progress(int peer) const override {
+    if (peer < 0 || peer >= size() || peer == rank()) return -1;
+    return static_cast<std::int64_t>(
+               engine_->segment().slot(peer).progress.load(std::memory_order_relaxed)) - 1;
+  }
   transport::SharedWindows* shared_windows() override {
     return windows_.window_bytes() > 0 ? &windows_ : nullptr;
   }

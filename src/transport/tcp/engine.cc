@@ -54,6 +54,11 @@ void Engine::close() {
   cv_.notify_all();
 }
 
+std::int64_t Engine::peer_progress(int peer) {
+  std::lock_guard<std::mutex> lk(mu_);
+  return static_cast<std::int64_t>(peers_[peer].progress) - 1;
+}
+
 Status Engine::lost_status(const Peer& p) const {
   return Status(ErrorCode::kPeerLost,
                 str_printf("peer rank %d (%s) closed the connection", p.rank, p.address.c_str()),
@@ -183,6 +188,7 @@ void Engine::post_send_locked(Peer& p, Op* op) {
   h.job_token = job_token_;
   h.tag = op->tag;
   h.length = op->bytes;
+  h.progress = progress_.load(std::memory_order_relaxed);
   OutFrame& f = p.out.emplace_back();
   if (op->bytes <= eager_bytes_) {
     h.kind = FrameKind::kEager;
@@ -209,6 +215,7 @@ void Engine::queue_control(Peer& p, FrameKind kind, transport::Tag tag, std::uin
   h.tag = tag;
   h.length = length;
   h.arg = arg;
+  h.progress = progress_.load(std::memory_order_relaxed);
   OutFrame& f = p.out.emplace_back();
   f.kind = kind;
   f.rdv_id = arg;

@@ -43,6 +43,13 @@ class Engine {
   void abort(const Status& reason);
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
   Status abort_status() const;
+  // This rank's last completed collective seq (one relaxed store); stamped into every
+  // frame header from now on, and into a bye frame when the transport closes.
+  void set_progress(std::uint64_t last_done_seq) {
+    progress_.store(last_done_seq + 1, std::memory_order_relaxed);
+  }
+  // The last completed seq `peer` was known to reach (its latest frame); -1 = none.
+  std::int64_t peer_progress(int peer);
   // Fails pending ops and closes every socket (peers see EOF). Called by the transport.
   void close();
 
@@ -124,6 +131,8 @@ class Engine {
   std::vector<int> pfd_peer_;
   std::vector<std::uint8_t> scratch_;  // sink for discarded payloads
   UniqueFd wake_fd_;                   // eventfd that interrupts poll()
+
+  std::atomic<std::uint64_t> progress_{0};  // last completed collective seq + 1
 
   std::atomic<bool> aborted_{false};
   mutable std::mutex abort_mu_;

@@ -75,6 +75,7 @@ void Engine::broadcast_abort_locked() {
     h.tag.step = static_cast<std::uint32_t>(origin);
     h.length = text.size();
     h.arg = abort_arg(st.code(), st.peer());
+    h.progress = progress_.load(std::memory_order_relaxed);
     OutFrame& f = p.out.emplace_back();
     f.kind = FrameKind::kAbort;
     f.owned.assign(text.begin(), text.end());

@@ -144,6 +144,7 @@ void Engine::on_header(Peer& p) {
                                           p.address.c_str(), st.message().c_str()),
                                p.rank));
   }
+  if (h.kind != FrameKind::kDesync) p.progress = std::max(p.progress, h.progress);
   CHORUS_LOG(TRACE, Net, "rank %d <- %d %s comm %u seq %llu step %u len %llu", rank_, p.rank,
              frame_kind_name(h.kind), h.tag.comm, static_cast<unsigned long long>(h.tag.seq),
              h.tag.step, static_cast<unsigned long long>(h.length));
@@ -155,6 +156,7 @@ void Engine::on_header(Peer& p) {
     case FrameKind::kNack: return on_nack(p, h);
     case FrameKind::kCancel: return on_cancel(p, h);
     case FrameKind::kDesync: return on_desync(p, h);
+    case FrameKind::kBye: return;  // its progress is all it carries; EOF follows
     case FrameKind::kAbort:
       p.in_frame = h;
       return begin_body(p, Peer::Sink::kAbortReason, nullptr);
@@ -235,6 +237,7 @@ void Engine::on_cts(Peer& p, const FrameHeader& h) {
   d.tag = op->tag;
   d.length = op->bytes;
   d.arg = op->rdv_id;
+  d.progress = progress_.load(std::memory_order_relaxed);
   OutFrame& f = p.out.emplace_back();
   f.kind = FrameKind::kData;
   f.rdv_id = op->rdv_id;

@@ -133,6 +133,11 @@ constexpr int kLingerMs = 200;  // upper bound a closing rank waits for its peer
 void Engine::linger_close(std::unique_lock<std::mutex>& lk) {
   if (aborted()) return flush_after_abort(lk);
   const Deadline limit = Deadline::after(std::chrono::milliseconds(kLingerMs));
+  // A bye tells each peer how far this rank got (its last completed seq), for the
+  // message a peer that still needs us will report.
+  for (Peer& p : peers_)
+    if (p.rank != rank_ && !p.is_failed() && p.fd.valid())
+      queue_control(p, FrameKind::kBye, transport::Tag{}, 0, 0);
   bool half_closed = false;
   std::vector<pollfd> pfds;
   std::vector<int> who;

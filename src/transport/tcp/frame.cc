@@ -31,6 +31,7 @@ const char* frame_kind_name(FrameKind kind) {
     case FrameKind::kCancel: return "cancel";
     case FrameKind::kAbort: return "abort";
     case FrameKind::kDesync: return "desync";
+    case FrameKind::kBye: return "bye";
   }
   return "unknown";
 }
@@ -46,7 +47,7 @@ void encode_frame(const FrameHeader& h, std::uint8_t* out) {
   put_le<std::uint64_t>(out + 32, h.length);
   put_le<std::uint64_t>(out + 40, h.arg);
   put_le<std::uint64_t>(out + 48, h.tag.sig);
-  put_le<std::uint64_t>(out + 56, h.peer_sig);
+  put_le<std::uint64_t>(out + 56, h.kind == FrameKind::kDesync ? h.peer_sig : h.progress);
 }
 
 FrameHeader decode_frame(const std::uint8_t* in) {
@@ -61,7 +62,9 @@ FrameHeader decode_frame(const std::uint8_t* in) {
   h.length = get_le<std::uint64_t>(in + 32);
   h.arg = get_le<std::uint64_t>(in + 40);
   h.tag.sig = get_le<std::uint64_t>(in + 48);
-  h.peer_sig = get_le<std::uint64_t>(in + 56);
+  const std::uint64_t last = get_le<std::uint64_t>(in + 56);
+  if (h.kind == FrameKind::kDesync) h.peer_sig = last;
+  else h.progress = last;
   return h;
 }
 
@@ -82,7 +85,8 @@ Status validate_frame(const FrameHeader& h, std::uint64_t job_token, std::uint64
     case FrameKind::kHello:
     case FrameKind::kCts:
     case FrameKind::kCancel:
-    case FrameKind::kDesync: limit = 0; break;
+    case FrameKind::kDesync:
+    case FrameKind::kBye: limit = 0; break;
     case FrameKind::kEager: limit = max_eager; break;
     case FrameKind::kAbort: {
       const auto code = static_cast<std::uint32_t>(h.arg);

@@ -10,7 +10,7 @@
 namespace chorus::tcp {
 
 inline constexpr std::uint32_t kFrameMagic = 0x53524843;  // bytes "CHRS" on the wire
-inline constexpr std::uint16_t kWireVersion = 2;
+inline constexpr std::uint16_t kWireVersion = 3;
 inline constexpr std::size_t kFrameHeaderBytes = 64;
 // Longest reason text an abort frame may carry.
 inline constexpr std::uint64_t kMaxAbortReasonBytes = 1024;
@@ -29,6 +29,7 @@ enum class FrameKind : std::uint16_t {
                 // rank that first reported the failure
   kDesync = 9,  // receiver's signature (tag.sig) differs from the message's (peer_sig);
                 // tag = the message's slot; arg = rendezvous id (0 for eager)
+  kBye = 10,    // the sender closes its transport normally; carries only its progress
 };
 const char* frame_kind_name(FrameKind kind);
 
@@ -41,6 +42,9 @@ struct FrameHeader {
   std::uint64_t length = 0;
   std::uint64_t arg = 0;
   std::uint64_t peer_sig = 0;  // kDesync only: the signature the receiver got
+  // Every kind but kDesync (same 8 bytes): the sender's last completed collective seq + 1
+  // (0 = none completed yet), so a peer can tell how far a rank got if it is lost.
+  std::uint64_t progress = 0;
 };
 
 // True when two operation signatures are both set and differ (0 = not checked).

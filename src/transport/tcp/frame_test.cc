@@ -37,6 +37,41 @@ TEST(Frame, RoundTrip) {
   EXPECT_TRUE(validate_frame(d, kToken, 1024).is_ok());
 }
 
+// Bytes 56-63 carry the sender's progress, except in desync frames (the peer's signature).
+TEST(Frame, ProgressAndPeerSignatureShareTheLastField) {
+  std::uint8_t buf[kFrameHeaderBytes];
+  FrameHeader h = sample();
+  h.progress = 0x0a0b0c0d0e0f1011ull;
+  encode_frame(h, buf);
+  EXPECT_EQ(buf[56], 0x11);
+  EXPECT_EQ(buf[63], 0x0a);
+  FrameHeader d = decode_frame(buf);
+  EXPECT_EQ(d.progress, h.progress);
+  EXPECT_EQ(d.peer_sig, 0u);
+  h.kind = FrameKind::kDesync;
+  h.length = 0;
+  h.peer_sig = 77;
+  encode_frame(h, buf);
+  d = decode_frame(buf);
+  EXPECT_EQ(d.peer_sig, 77u);
+  EXPECT_EQ(d.progress, 0u);
+}
+
+TEST(Frame, ByeCarriesNothingButProgress) {
+  std::uint8_t buf[kFrameHeaderBytes];
+  FrameHeader h;
+  h.kind = FrameKind::kBye;
+  h.job_token = kToken;
+  h.progress = 10;  // the sender completed seq 9
+  encode_frame(h, buf);
+  FrameHeader d = decode_frame(buf);
+  EXPECT_STREQ(frame_kind_name(d.kind), "bye");
+  EXPECT_EQ(d.progress, 10u);
+  EXPECT_TRUE(validate_frame(d, kToken, 1024).is_ok());
+  d.length = 1;
+  EXPECT_EQ(validate_frame(d, kToken, 1024).code(), ErrorCode::kIo);
+}
+
 Status validate_bytes(const FrameHeader& h, std::uint64_t max_eager = 1024) {
   std::uint8_t buf[kFrameHeaderBytes];
   encode_frame(h, buf);

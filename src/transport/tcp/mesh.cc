@@ -133,12 +133,13 @@ Result<Mesh> build_mesh(const TcpOptions& opts, const AddressExchange& exchange)
   CHORUS_ASSIGN_OR_RETURN(UniqueFd listener, listen_tcp(bind_host, opts.socket_buffer_bytes));
   CHORUS_ASSIGN_OR_RETURN(int port, local_port(listener.get()));
   std::string mine = format_host_port(advertised, port);
+  // Before the exchange: the listener is open from here until the mesh is formed.
+  CHORUS_LOG(DEBUG, Net, "rank %d listening on %s (bound to %s)", opts.rank, mine.c_str(),
+             bind_host.c_str());
   CHORUS_ASSIGN_OR_RETURN(mesh.addresses, exchange(mine));
   if (mesh.addresses.size() != static_cast<std::size_t>(opts.size))
     return invalid_argument(str_printf("address exchange returned %zu addresses for %d ranks",
                                        mesh.addresses.size(), opts.size));
-  CHORUS_LOG(DEBUG, Net, "rank %d listening on %s (bound to %s)", opts.rank, mine.c_str(),
-             bind_host.c_str());
 
   std::vector<int> not_connected;
   for (int peer = 0; peer < opts.rank; ++peer) {

@@ -80,6 +80,8 @@ struct Peer {
   std::vector<Op*> await_cts;
   std::vector<Op*> await_data;
   std::uint64_t next_rdv_id = 1;
+  // The peer's last completed collective seq + 1 (0 = none), from its frame headers.
+  std::uint64_t progress = 0;
 
   // Incoming frame being read.
   std::uint8_t in_hdr[kFrameHeaderBytes];

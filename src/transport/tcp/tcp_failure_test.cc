@@ -209,3 +209,29 @@ TEST(TcpFailure, ReplacedRecvGetsTheMessage) {
 
 }  // namespace
 }  // namespace chorus::tcp::testing
+
+namespace chorus::tcp::testing {
+namespace {
+
+// set_progress reaches the peer in the next frame header, and the bye frame of a closing
+// transport carries the final value, so a lost peer's last completed seq is known.
+TEST(TcpProgress, PeerLearnsProgressFromFramesAndTheByeOnClose) {
+  auto w = make_world(2);
+  EXPECT_EQ(w[0]->peer_progress(1), -1);  // nothing heard yet
+  char a = 'x', b = 0;
+  w[1]->set_progress(4);
+  std::thread t([&] { EXPECT_TRUE(transport::send(*w[1], 0, Tag{1}, &a, 1, in_ms(kWaitMs)).is_ok()); });
+  ASSERT_TRUE(transport::recv(*w[0], 1, Tag{1}, &b, 1, in_ms(kWaitMs)).is_ok());
+  t.join();
+  EXPECT_EQ(w[0]->peer_progress(1), 4);
+  EXPECT_EQ(w[0]->peer_progress(0), -1);  // itself
+  EXPECT_EQ(w[0]->peer_progress(7), -1);  // out of range
+  w[1]->set_progress(9);  // completed later operations without sending anything
+  w[1].reset();
+  Status st = transport::recv(*w[0], 1, Tag{2}, &b, 1, in_ms(kWaitMs));
+  EXPECT_EQ(st.code(), ErrorCode::kPeerLost) << st.to_string();
+  EXPECT_EQ(w[0]->peer_progress(1), 9);
+}
+
+}  // namespace
+}  // namespace chorus::tcp::testing
