@@ -75,16 +75,14 @@ void bind_bucketer(py::module_& m) {
           "mark_ready",
           [](PyBucketer& b, std::size_t index) {
             Bucketer& x = b.get();
-            py::gil_scoped_release release;
-            x.mark_ready(index);
+            b.comm.cast<PyComm&>().blocking([&](Communicator&) { x.mark_ready(index); });
           },
           py::arg("index"), "The array's values are final for this iteration.")
       .def(
           "finish",
           [](PyBucketer& b) {
             Bucketer& x = b.get();
-            py::gil_scoped_release release;
-            x.finish();
+            b.comm.cast<PyComm&>().blocking([&](Communicator&) { x.finish(); });
           },
           "Starts the remaining buckets, waits for all; every array then holds the result.")
       .def_property_readonly("num_buckets", [](PyBucketer& b) { return b.get().num_buckets(); })

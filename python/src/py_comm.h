@@ -33,8 +33,9 @@ class PyComm {
   template <class F>
   auto blocking(F&& f) {
     Communicator& comm = get();
-    Busy busy(active_);
+    ++active_;  // counted before the GIL is released, so close() cannot miss this call
     py::gil_scoped_release release;
+    Leave leave{active_};  // uncounted before the GIL is taken back (close() may hold it)
     return f(comm);
   }
   bool closed() const { return !comm_; }
@@ -54,10 +55,9 @@ class PyComm {
   void end_group();     // called after the outermost group_end() returned or threw
 
  private:
-  struct Busy {
-    explicit Busy(std::atomic<int>& n) : n_(n) { ++n_; }
-    ~Busy() { --n_; }
-    std::atomic<int>& n_;
+  struct Leave {
+    std::atomic<int>& n;
+    ~Leave() { --n; }
   };
   std::unique_ptr<Communicator> comm_;
   std::atomic<int> active_{0};  // threads inside blocking()

@@ -1,6 +1,7 @@
 """A rank that leaves mid-loop (sys.exit, or os._exit without closing anything): every
 survivor raises chorus.PeerLostError naming it, promptly, and the survivors go on with
-shrink(). Usage: test_peer_lost.py exit|abrupt"""
+shrink(). Usage: test_peer_lost.py exit|abrupt|async (async: the survivors see it in
+Work.wait() of all_reduce_async on a created stream)."""
 import os
 import sys
 import time
@@ -17,14 +18,19 @@ LEAVE_AT = 5
 def test_survivors_raise_peer_lost(comm):
     leaver = comm.size - 1
     x = np.ones(1024, dtype=np.float32)
+    stream = comm.create_stream("loop") if MODE == "async" else None
     for step in range(1000):
         if comm.rank == leaver and step == LEAVE_AT:
             print(f"rank {comm.rank}: leaving at step {step} ({MODE})", flush=True)
-            if MODE == "abrupt":
+            if MODE in ("abrupt", "async"):
                 os._exit(0)
             sys.exit(0)  # atexit closes the communicator
         try:
-            comm.all_reduce(x)
+            if stream is None:
+                comm.all_reduce(x)
+            else:
+                w = comm.all_reduce_async(x, stream=stream)
+                w.wait()
             left = time.monotonic()
         except chorus.PeerLostError as e:
             elapsed = time.monotonic() - left
@@ -33,6 +39,9 @@ def test_survivors_raise_peer_lost(comm):
             check(f"rank {leaver}" in e.message, f"message names rank {leaver}: {e.message}")
             check(e.code == chorus.ErrorCode.PEER_LOST, "code PEER_LOST")
             check(elapsed < 5, f"survivor failed {elapsed:.2f} s after the last good step")
+            if stream is not None:
+                check(w.state == chorus.Work.State.FAILED, f"the Work failed: {w!r}")
+                check(w.code == chorus.ErrorCode.PEER_LOST and w.message == e.message, "code")
             break
     else:
         raise AssertionError("no PeerLostError")
