@@ -43,6 +43,15 @@ Status tree_all_reduce(transport::Transport& t, const CollArgs& a);  // reduce t
 Status rhd_all_reduce(transport::Transport& t, const CollArgs& a);   // recursive halving-doubling
 // Reduces straight out of the shared windows (Transport::shared_windows()); ring without.
 Status shm_direct_all_reduce(transport::Transport& t, const CollArgs& a);
+// Through the shared windows, one barrier per chunk (shm_reduce.cc, shm_move.cc); each
+// falls back to its collective's default algorithm without windows.
+Status shm_all_reduce(transport::Transport& t, const CollArgs& a);  // one shot
+Status shm_reduce(transport::Transport& t, const CollArgs& a);
+Status shm_reduce_scatter(transport::Transport& t, const CollArgs& a);
+Status shm_broadcast(transport::Transport& t, const CollArgs& a);
+Status shm_all_gather(transport::Transport& t, const CollArgs& a);
+Status shm_all_to_all(transport::Transport& t, const CollArgs& a);
+Status shm_barrier(transport::Transport& t, const CollArgs& a);
 // reduce_scatter / all_gather (count = elements per rank)
 Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a);
 Status ring_all_gather(transport::Transport& t, const CollArgs& a);

@@ -25,15 +25,22 @@ constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "rhd", rhd_all_reduce},
     {CollKind::kAllReduce, "tree", tree_all_reduce},
     {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce, true},
+    {CollKind::kAllReduce, "shm", shm_all_reduce, true},
     {CollKind::kReduce, "tree", tree_reduce},
+    {CollKind::kReduce, "shm", shm_reduce, true},
     {CollKind::kBroadcast, "tree", tree_broadcast},
+    {CollKind::kBroadcast, "shm", shm_broadcast, true},
     {CollKind::kAllGather, "ring", ring_all_gather},
+    {CollKind::kAllGather, "shm", shm_all_gather, true},
     {CollKind::kReduceScatter, "ring", ring_reduce_scatter},
+    {CollKind::kReduceScatter, "shm", shm_reduce_scatter, true},
     {CollKind::kAllToAll, "pairwise", pairwise_all_to_all},
+    {CollKind::kAllToAll, "shm", shm_all_to_all, true},
     {CollKind::kAllToAllV, "pairwise", pairwise_all_to_all_v},
     {CollKind::kGather, "direct", direct_gather},
     {CollKind::kScatter, "direct", direct_scatter},
     {CollKind::kBarrier, "dissemination", dissemination_barrier},
+    {CollKind::kBarrier, "shm", shm_barrier, true},
 };
 
 const Entry* find(CollKind kind, std::string_view name) {
@@ -151,12 +158,20 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_w
     return Choice{e->name, e->fn, e->uses_windows};
   }
   if (kind == CollKind::kAllReduce) {
-    // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data;
-    // within a host, reducing straight out of the shared windows moves fewer bytes.
+    // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.
+    // Within a host, the shared windows: one barrier and every rank reducing the whole
+    // message while it is small, each rank reducing its share (fewer bytes) when large.
     const char* name = bytes <= cfg_.small_bytes && nranks > 2 ? "rhd" : "ring";
-    if (has_windows && nranks > 1 && bytes >= cfg_.direct_bytes) name = "shm_direct";
+    if (has_windows && nranks > 1)
+      name = bytes >= cfg_.direct_bytes ? "shm_direct" : bytes <= cfg_.small_bytes ? "shm"
+                                                                                  : name;
     const Entry* e = find(kind, name);
     return Choice{e->name, e->fn, e->uses_windows};
+  }
+  if (has_windows && nranks > 1) {
+    // Every other collective with a window algorithm: each byte crosses memory once in,
+    // once out, with one barrier per chunk, instead of hops through per-pair rings.
+    if (const Entry* e = find(kind, "shm")) return Choice{e->name, e->fn, e->uses_windows};
   }
   for (const Entry& e : kTable) {
     if (e.kind == kind) return Choice{e.name, e.fn, e.uses_windows};

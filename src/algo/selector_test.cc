@@ -30,6 +30,18 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, false).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 1, true).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 2, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 8, true).name, "shm");
+  EXPECT_TRUE(s.choose(CollKind::kAllReduce, 8, 2, true).uses_windows);
+  EXPECT_FALSE(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).uses_windows);
+  for (CollKind k : {CollKind::kReduce, CollKind::kBroadcast, CollKind::kAllGather,
+                     CollKind::kReduceScatter, CollKind::kAllToAll, CollKind::kBarrier}) {
+    EXPECT_STREQ(s.choose(k, 1 << 20, 4, true).name, "shm") << to_string(k);
+    EXPECT_TRUE(s.choose(k, 8, 4, true).uses_windows) << to_string(k);
+    EXPECT_STRNE(s.choose(k, 8, 1, true).name, "shm") << to_string(k);
+  }
+  EXPECT_STREQ(s.choose(CollKind::kGather, 1, 8, true).name, "direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 1, 8, true).name, "pairwise");
   EXPECT_EQ(s.choose(CollKind::kAllReduce, 16, 8).fn, &rhd_all_reduce);
   EXPECT_STREQ(s.choose(CollKind::kReduce, 1, 8).name, "tree");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1 << 30, 8).name, "tree");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/shm/backoff.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/shm_transport.h"
 #include "util/unique_fd.h"
@@ -153,12 +154,16 @@ class Engine {
   Status timeout_status(std::span<Op* const> ops) const;
   // windows.cc: the first rank behind `target` that can never arrive (lost or aborted).
   Status window_failure(std::uint64_t target);
-  void drive(std::unique_lock<std::mutex>& lk, Deadline deadline);
+  // windows.cc: kDesync unless every rank arrived at barrier `target` for `tag`'s op.
+  Status window_agreement(const transport::Tag& tag, std::uint64_t target) const;
+  bool drive(std::unique_lock<std::mutex>& lk, Deadline deadline);
+  Status window_disagreement(std::span<Op* const> ops) const;
 
   const int rank_;
   const int size_;
   const std::size_t copy_out_bytes_;
   const transport::SignatureFormatter describe_sig_;
+  const bool may_spin_;  // a core for every rank of the segment: waiters may spin briefly
   Segment seg_;
   RankSlot& me_;
 
@@ -167,7 +172,7 @@ class Engine {
   std::vector<Peer> peers_;
   bool polling_ = false;
   bool closed_ = false;
-  int idle_rounds_ = 0;
+  Backoff backoff_;  // of the driving thread (mu_)
   std::int64_t next_liveness_ns_ = 0;
   std::atomic<std::uint64_t> win_count_{0};  // shared-window barriers reached
 

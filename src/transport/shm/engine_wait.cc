@@ -1,7 +1,8 @@
 // Shared-memory engine wait loop: one waiting thread drives progress, the others sleep on
-// a condition variable. With nothing to do the driver spins briefly, then yields, then
-// sleeps on its doorbell futex (short timeouts re-check deadline, abort and liveness), so
-// a waiting rank never holds the core its peer needs.
+// a condition variable. With nothing to do the driver backs off (backoff.h: a brief spin
+// when every rank has a core, then yield polling, then sleeping on its doorbell futex with
+// short timeouts that re-check deadline, abort and liveness), so a waiting rank never
+// holds the core its peer needs.
 #include <sched.h>
 
 #include <algorithm>
@@ -13,9 +14,7 @@
 namespace chorus::shm {
 
 namespace {
-constexpr int kSpinRounds = 64;     // progress checks with pauses in between (a few µs)
-constexpr int kPausesPerSpin = 16;
-constexpr int kYieldRounds = 16;    // then sched_yield between checks
+constexpr int kPausesPerSpin = 16;  // per spinning progress check
 constexpr int kSleepCapMs = 10;     // futex sleep bound: liveness and deadline re-checks
 }  // namespace
 
@@ -54,9 +53,10 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
     if (deadline.expired()) return timeout_status(ops);
     if (!polling_) {
       polling_ = true;
-      drive(lk, deadline);
+      const bool slept = drive(lk, deadline);
       polling_ = false;
       cv_.notify_all();
+      if (slept) CHORUS_RETURN_IF_ERROR(window_disagreement(ops));
     } else {
       auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
       cv_.wait_until(lk, until.at());
@@ -64,41 +64,70 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
   }
 }
 
-// One step of progress for the driving thread (mu_ held on entry and exit).
-void Engine::drive(std::unique_lock<std::mutex>& lk, Deadline deadline) {
-  if (closed_) return;
+// A peer waiting at a shared-window barrier for the same (comm, seq) as one of `ops` but
+// with another signature issued a different operation than this rank (which waits for a
+// message): kDesync, instead of both waiting until the deadline.
+Status Engine::window_disagreement(std::span<Op* const> ops) const {
+  const std::uint64_t mine = win_count_.load(std::memory_order_relaxed);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const RankSlot& slot = seg_.slot(r);
+    const std::uint64_t at = slot.win_arrived.load(std::memory_order_acquire);
+    if (at <= mine) continue;  // not waiting at a barrier this rank has yet to reach
+    const std::uint64_t seq = slot.win_seq[at % 2].load(std::memory_order_relaxed);
+    const std::uint64_t sig = slot.win_sig[at % 2].load(std::memory_order_relaxed);
+    for (Op* op : ops) {
+      if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
+      if (op->tag.seq != seq || op->tag.sig == 0 || sig == 0 || op->tag.sig == sig) continue;
+      const Peer& p = peers_[r];
+      return Status(ErrorCode::kDesync,
+                    str_printf("rank %d waits for %s seq %llu, but peer rank %d (%s) is in %s "
+                               "seq %llu at a shared-window barrier: the ranks issued different "
+                               "operations",
+                               rank_, describe(op->tag.sig).c_str(),
+                               static_cast<unsigned long long>(seq), r, p.address.c_str(),
+                               describe(sig).c_str(), static_cast<unsigned long long>(seq)),
+                    r, static_cast<std::int64_t>(seq));
+    }
+  }
+  return Status::ok();
+}
+
+// One step of progress for the driving thread (mu_ held on entry and exit). True when it
+// slept on the doorbell.
+bool Engine::drive(std::unique_lock<std::mutex>& lk, Deadline deadline) {
+  if (closed_) return false;
   bool any = progress_all();
   check_peers();
   if (any) {
-    idle_rounds_ = 0;
-    return;
+    backoff_.reset();
+    return false;
   }
-  ++idle_rounds_;
-  if (idle_rounds_ <= kSpinRounds) {
+  const Backoff::Phase phase = backoff_.next();
+  if (phase != Backoff::Phase::kSleep) {
     lk.unlock();
-    for (int i = 0; i < kPausesPerSpin; ++i) cpu_relax();
+    if (phase == Backoff::Phase::kSpin) {
+      for (int i = 0; i < kPausesPerSpin; ++i) cpu_relax();
+    } else {
+      ::sched_yield();
+    }
     lk.lock();
-    return;
-  }
-  if (idle_rounds_ <= kSpinRounds + kYieldRounds) {
-    lk.unlock();
-    ::sched_yield();
-    lk.lock();
-    return;
+    return false;
   }
   const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
   me_.sleeping.store(1, std::memory_order_seq_cst);
   if (progress_all() || aborted()) {
     me_.sleeping.store(0, std::memory_order_relaxed);
-    idle_rounds_ = 0;
-    return;
+    backoff_.reset();
+    return false;
   }
   const long us = 1000L * std::max(1, deadline.remaining_ms(kSleepCapMs));
   lk.unlock();
   sleep_on_doorbell(me_, seen, us);
   lk.lock();
   me_.sleeping.store(0, std::memory_order_relaxed);
-  idle_rounds_ = kSpinRounds;  // woken: yield-check a few times before sleeping again
+  backoff_.woken();  // poll again for a while before sleeping again
+  return true;
 }
 
 }  // namespace chorus::shm

@@ -31,8 +31,12 @@ struct alignas(64) RankSlot {
   std::atomic<std::int32_t> abort_origin{-1};
   std::atomic<std::int32_t> abort_peer{-1};
   char abort_reason[kReasonBytes];
-  // Shared-window barriers this rank has reached (see Engine::window_barrier).
+  // Shared-window barriers this rank has reached (see Engine::window_barrier), and the
+  // operation (seq, signature) it arrived at barrier b for, in entry b % 2 (written
+  // before win_arrived; a rank is never two barriers ahead of another).
   alignas(64) std::atomic<std::uint64_t> win_arrived{0};
+  std::atomic<std::uint64_t> win_seq[2] = {0, 0};
+  std::atomic<std::uint64_t> win_sig[2] = {0, 0};
   // This rank's last completed collective seq + 1 (0 = none); written (relaxed) by the
   // rank after each collective, read by peers only to word a kPeerLost message.
   std::atomic<std::uint64_t> progress{0};

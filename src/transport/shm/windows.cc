@@ -1,7 +1,8 @@
 // Shared-window barriers: every rank publishes how many barriers it has reached in its
-// rank slot and waits until every other rank has reached as many. Waiting spins briefly,
-// then yields, then sleeps on the doorbell (arrivals ring it); while it waits it checks
-// the deadline, aborts published by any rank and peer liveness, so it never hangs.
+// rank slot and waits until every other rank has reached as many. Waiting backs off
+// (backoff.h: brief spin when every rank has a core, yield polling, then sleeping on the
+// doorbell, which arrivals ring); while it waits it checks the deadline, aborts published
+// by any rank and peer liveness, so it never hangs.
 #include <sched.h>
 
 #include <algorithm>
@@ -13,10 +14,9 @@
 namespace chorus::shm {
 
 namespace {
-constexpr int kSpinRounds = 256;  // checks with pauses in between
-constexpr int kPausesPerSpin = 16;
-constexpr int kYieldRounds = 32;  // then sched_yield between checks
-constexpr int kSleepCapMs = 5;    // futex sleep bound: deadline and liveness re-checks
+constexpr int kPausesPerSpin = 16;  // per spinning check
+constexpr int kChecksPerLook = 64;  // spinning checks between failure / deadline looks
+constexpr int kSleepCapMs = 5;      // futex sleep bound: deadline and liveness re-checks
 }  // namespace
 
 Status Engine::window_failure(std::uint64_t target) {
@@ -31,9 +31,35 @@ Status Engine::window_failure(std::uint64_t target) {
   return Status::ok();
 }
 
+// Every rank at barrier `target` must be there for the same operation: same seq and (when
+// both are checked, nonzero) the same signature. Otherwise the ranks issued different
+// collectives, and every rank, seeing every slot, reports it (kDesync naming a peer).
+Status Engine::window_agreement(const transport::Tag& tag, std::uint64_t target) const {
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const RankSlot& slot = seg_.slot(r);
+    const std::uint64_t seq = slot.win_seq[target % 2].load(std::memory_order_relaxed);
+    const std::uint64_t sig = slot.win_sig[target % 2].load(std::memory_order_relaxed);
+    if (seq == tag.seq && (sig == tag.sig || sig == 0 || tag.sig == 0)) continue;
+    const Peer& p = peers_[r];
+    return Status(ErrorCode::kDesync,
+                  str_printf("rank %d in %s seq %llu met peer rank %d (%s) in %s seq %llu at "
+                             "shared-window barrier %llu (tag comm %u step %u): the ranks issued "
+                             "different operations",
+                             rank_, describe(tag.sig).c_str(),
+                             static_cast<unsigned long long>(tag.seq), r, p.address.c_str(),
+                             describe(sig).c_str(), static_cast<unsigned long long>(seq),
+                             static_cast<unsigned long long>(target), tag.comm, tag.step),
+                  r, static_cast<std::int64_t>(tag.seq));
+  }
+  return Status::ok();
+}
+
 Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
   if (aborted()) return abort_status();
   const std::uint64_t target = win_count_.load(std::memory_order_relaxed) + 1;
+  me_.win_seq[target % 2].store(tag.seq, std::memory_order_relaxed);
+  me_.win_sig[target % 2].store(tag.sig, std::memory_order_relaxed);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
   for (int r = 0; r < size_; ++r)
     if (r != rank_) ring_doorbell(seg_.slot(r));
@@ -49,12 +75,14 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
     }
     return true;
   };
+  Backoff backoff(may_spin_);
   for (int round = 0;; ++round) {
     if (all_arrived()) break;
-    if (round < kSpinRounds) {
+    const Backoff::Phase phase = backoff.next();
+    if (phase == Backoff::Phase::kSpin) {
       for (int i = 0; i < kPausesPerSpin; ++i) cpu_relax();
-      if (round % 64 != 63) continue;
-    } else if (round < kSpinRounds + kYieldRounds) {
+      if (round % kChecksPerLook != kChecksPerLook - 1) continue;
+    } else if (phase == Backoff::Phase::kYield) {
       ::sched_yield();
     } else {
       const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
@@ -62,6 +90,7 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
       if (!all_arrived() && !aborted())
         sleep_on_doorbell(me_, seen, 1000L * std::max(1, deadline.remaining_ms(kSleepCapMs)));
       me_.sleeping.store(0, std::memory_order_relaxed);
+      backoff.woken();
     }
     if (all_arrived()) break;
     CHORUS_RETURN_IF_ERROR(window_failure(target));
@@ -75,6 +104,17 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
                     behind, static_cast<std::int64_t>(tag.seq));
     }
   }
+  CHORUS_RETURN_IF_ERROR(window_agreement(tag, target));
+  // Everyone arrived, but a rank that aborted while still at this barrier (e.g. it timed
+  // out waiting for us before we came) has failed this operation: so do we, never half
+  // the ranks succeeding. A rank already at a later barrier completed this one; its abort
+  // is about a later operation, which this rank will learn of there.
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_ && seg_.slot(r).state.load(std::memory_order_acquire) == kAborted &&
+        seg_.slot(r).win_arrived.load(std::memory_order_acquire) == target) {
+      Status s = window_failure(target);
+      if (!s.is_ok()) return s;
+    }
   win_count_.store(target, std::memory_order_relaxed);
   return Status::ok();
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "util/cpus.h"
 
 namespace chorus::tcp {
 
@@ -96,13 +97,6 @@ class SpinPolicy {
     return static_cast<int>(std::count_if(addresses.begin(), addresses.end(),
                                           [&](const std::string& a) { return host_of(a) == mine; }));
   }
-  static int usable_cores() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-    return std::max(1, CPU_COUNT(&set));
-  }
-
   std::int64_t max_ns_;
   std::int64_t min_ns_;
   std::int64_t cur_ns_;

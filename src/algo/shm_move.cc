@@ -1,0 +1,89 @@
+// Data movement straight through the shared windows, one window barrier per chunk (the
+// rule of shm_window.h); every byte is written once into a window and read once out:
+//   broadcast: the root copies the chunk in; after the barrier the others copy it out.
+//   all_gather: every rank copies its chunk in; after the barrier each copies the
+//     others' chunks out.
+//   all_to_all: every rank copies chunk c of each of its n blocks in; after the barrier
+//     rank r copies sub-chunk r of every window out.
+//   barrier: one window barrier.
+// Without shared windows they run the default algorithm of their collective.
+#include <cstring>
+
+#include "algo/algorithm.h"
+#include "algo/chunking.h"
+#include "algo/shm_window.h"
+
+namespace chorus::algo {
+
+Status shm_broadcast(transport::Transport& t, const CollArgs& a) {
+  const std::size_t esz = elem_bytes(a);
+  transport::SharedWindows* w = usable_windows(t, 64 * esz);
+  if (w == nullptr) return tree_broadcast(t, a);
+  const std::size_t chunk = window_half_bytes(*w) / esz;
+  const bool root = t.rank() == a.root;
+  if (root) copy_if_distinct(a.recv, a.send, a.count * esz);
+  auto* recv = static_cast<char*>(a.recv);
+  std::uint32_t step = 0;
+  for (std::size_t first = 0; first < a.count; first += chunk) {
+    const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
+    const std::uint64_t b = w->barriers();
+    if (root) std::memcpy(window_half(*w, a.root, b), recv + first * esz, bytes);
+    CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
+    if (!root) std::memcpy(recv + first * esz, window_half(*w, a.root, b), bytes);
+  }
+  return Status::ok();
+}
+
+Status shm_all_gather(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
+  const std::size_t esz = elem_bytes(a);
+  transport::SharedWindows* w = usable_windows(t, 64 * esz);
+  if (w == nullptr) return ring_all_gather(t, a);
+  const std::size_t chunk = window_half_bytes(*w) / esz;
+  const auto* send = static_cast<const char*>(a.send);
+  auto* recv = static_cast<char*>(a.recv);
+  copy_if_distinct(recv + r * a.count * esz, send, a.count * esz);  // own block
+  std::uint32_t step = 0;
+  for (std::size_t first = 0; first < a.count; first += chunk) {
+    const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
+    const std::uint64_t b = w->barriers();
+    std::memcpy(window_half(*w, r, b), send + first * esz, bytes);
+    CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
+    for (int j = 0; j < n; ++j)
+      if (j != r) std::memcpy(recv + (j * a.count + first) * esz, window_half(*w, j, b), bytes);
+  }
+  return Status::ok();
+}
+
+Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
+  const std::size_t esz = elem_bytes(a);
+  transport::SharedWindows* w = usable_windows(t, 64 * esz * static_cast<std::size_t>(n));
+  if (w == nullptr) return pairwise_all_to_all(t, a);
+  const std::size_t chunk = window_half_bytes(*w) / esz / static_cast<std::size_t>(n);
+  const auto* send = static_cast<const char*>(a.send);
+  auto* recv = static_cast<char*>(a.recv);
+  std::uint32_t step = 0;
+  for (std::size_t first = 0; first < a.count; first += chunk) {
+    const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
+    const std::uint64_t b = w->barriers();
+    char* mine = window_half(*w, r, b);
+    // In place (send == recv) is safe: chunk c of every block is staged before any rank
+    // writes chunk c of a block, and later chunks sit at later offsets.
+    for (int p = 0; p < n; ++p)
+      std::memcpy(mine + p * chunk * esz, send + (p * a.count + first) * esz, bytes);
+    CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
+    for (int q = 0; q < n; ++q)
+      std::memcpy(recv + (q * a.count + first) * esz, window_half(*w, q, b) + r * chunk * esz,
+                  bytes);
+  }
+  return Status::ok();
+}
+
+Status shm_barrier(transport::Transport& t, const CollArgs& a) {
+  transport::SharedWindows* w = usable_windows(t, 0);
+  if (w == nullptr) return dissemination_barrier(t, a);
+  return w->barrier(a.tag(0), a.deadline);
+}
+
+}  // namespace chorus::algo

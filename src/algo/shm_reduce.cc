@@ -1,0 +1,84 @@
+// Reductions straight out of the shared windows for small and medium messages, one
+// window barrier per chunk (the rule of shm_window.h):
+//   all_reduce ("shm", one shot): every rank copies the chunk into its window; after the
+//     barrier every rank reduces the whole chunk across all windows, in rank order, into
+//     its recv buffer. Same order, same kernel on every rank: the same bits everywhere.
+//   reduce: the same, but only the root reduces.
+//   reduce_scatter: every rank copies chunk c of each of its n blocks into its window;
+//     after the barrier rank r reduces sub-chunk r across all windows into its recv.
+// Without shared windows they run the default algorithm of their collective.
+#include <cstring>
+
+#include "algo/algorithm.h"
+#include "algo/chunking.h"
+#include "algo/shm_window.h"
+#include "kernels/reduce.h"
+
+namespace chorus::algo {
+
+namespace {
+
+// dst = op over ranks j of (window j, half(b), at byte offset `off`), rank order 0..n-1.
+void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::size_t off,
+                    std::size_t count, char* dst, const CollArgs& a) {
+  auto at = [&](int j) { return window_half(w, j, b) + off; };
+  kernels::reduce(dst, at(0), at(1), count, a.dtype, a.op);
+  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, at(j), count, a.dtype, a.op);
+  kernels::finalize(dst, count, a.dtype, a.op, n);
+}
+
+// all_reduce (all ranks reduce) and reduce (`root` only; -1 = all).
+Status one_shot(transport::SharedWindows& w, transport::Transport& t, const CollArgs& a,
+                int reducer) {
+  const int n = t.size(), r = t.rank();
+  const std::size_t esz = elem_bytes(a);
+  const std::size_t chunk = window_half_bytes(w) / esz;
+  const auto* send = static_cast<const char*>(a.send);
+  auto* recv = static_cast<char*>(a.recv);
+  std::uint32_t step = 0;
+  for (std::size_t first = 0; first < a.count; first += chunk) {
+    const std::size_t cnt = a.count - first < chunk ? a.count - first : chunk;
+    const std::uint64_t b = w.barriers();
+    std::memcpy(window_half(w, r, b), send + first * esz, cnt * esz);
+    CHORUS_RETURN_IF_ERROR(w.barrier(a.tag(step++), a.deadline));
+    if (reducer < 0 || reducer == r) reduce_windows(w, n, b, 0, cnt, recv + first * esz, a);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status shm_all_reduce(transport::Transport& t, const CollArgs& a) {
+  transport::SharedWindows* w = usable_windows(t, 64 * elem_bytes(a));
+  if (w == nullptr) return ring_all_reduce(t, a);
+  return one_shot(*w, t, a, -1);
+}
+
+Status shm_reduce(transport::Transport& t, const CollArgs& a) {
+  transport::SharedWindows* w = usable_windows(t, 64 * elem_bytes(a));
+  if (w == nullptr) return tree_reduce(t, a);
+  return one_shot(*w, t, a, a.root);
+}
+
+Status shm_reduce_scatter(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
+  const std::size_t esz = elem_bytes(a);
+  transport::SharedWindows* w = usable_windows(t, 64 * esz * static_cast<std::size_t>(n));
+  if (w == nullptr) return ring_reduce_scatter(t, a);
+  const std::size_t chunk = window_half_bytes(*w) / esz / static_cast<std::size_t>(n);
+  const auto* send = static_cast<const char*>(a.send);
+  auto* recv = static_cast<char*>(a.recv);
+  std::uint32_t step = 0;
+  for (std::size_t first = 0; first < a.count; first += chunk) {
+    const std::size_t cnt = a.count - first < chunk ? a.count - first : chunk;
+    const std::uint64_t b = w->barriers();
+    char* mine = window_half(*w, r, b);
+    for (int j = 0; j < n; ++j)
+      std::memcpy(mine + j * chunk * esz, send + (j * a.count + first) * esz, cnt * esz);
+    CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
+    reduce_windows(*w, n, b, r * chunk * esz, cnt, recv + first * esz, a);
+  }
+  return Status::ok();
+}
+
+}  // namespace chorus::algo

@@ -1,0 +1,38 @@
+// The one rule every shared-window algorithm follows, so that any sequence of them (and
+// of their chunks) can reuse the two halves of each rank's window without extra barriers:
+//
+//   Data a rank writes into its window while it has completed b window barriers goes
+//   into half (b % 2), and may be read by any rank until that rank arrives at barrier
+//   b + 2.
+//
+// So a chunk is: write into half(b), barrier, read half(b) of the windows; the next
+// write (one barrier later) lands in the other half, and a write into half(b) again
+// happens only after barrier b + 2, which every rank reaches after its last read.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "transport/transport.h"
+
+namespace chorus::algo {
+
+// Usable bytes of one half of a window (a multiple of 64).
+inline std::size_t window_half_bytes(transport::SharedWindows& w) {
+  return w.window_bytes() / 2 / 64 * 64;
+}
+
+// Half (barriers % 2) of `rank`'s window.
+inline char* window_half(transport::SharedWindows& w, int rank, std::uint64_t barriers) {
+  return static_cast<char*>(w.window(rank)) + (barriers % 2) * window_half_bytes(w);
+}
+
+// The windows when the transport has them, more than one rank takes part, and a half
+// holds at least `min_half_bytes`; null otherwise (the caller falls back).
+inline transport::SharedWindows* usable_windows(transport::Transport& t,
+                                                std::size_t min_half_bytes) {
+  transport::SharedWindows* w = t.shared_windows();
+  if (w == nullptr || t.size() < 2 || window_half_bytes(*w) < min_half_bytes) return nullptr;
+  return w;
+}
+
+}  // namespace chorus::algo
