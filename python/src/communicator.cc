@@ -137,7 +137,10 @@ void bind_communicator(py::module_& m) {
           "The deadline (seconds) in force for the next operation.")
       .def(
           "flight_record", [](PyComm& c) { return c.get().flight_record(); },
-          "The flight recorder's text (docs/DIAGNOSTICS.md).");
+          "The flight recorder's text (docs/DIAGNOSTICS.md).")
+      .def(
+          "flight_record_json", [](PyComm& c) { return c.get().flight_record_json(); },
+          "The same record as one JSON object on one line (json.loads it).");
   m.def("_close_all", &close_all_communicators,
         "Closes every live communicator (registered with atexit by chorus/__init__.py).");
 }

@@ -1,6 +1,7 @@
 """Every collective of chorus.Communicator on numpy arrays of every dtype, in place and
 out of place, against results computed with numpy from all ranks' inputs."""
 import array
+import json
 
 import numpy as np
 
@@ -205,6 +206,9 @@ def test_barrier_agree(comm):
     check(report.ranks_responding == comm.size, "every rank responded")
     record = comm.flight_record()
     check(record.startswith("chorus flight recorder v1") and "scatter" in record, record)
+    doc = json.loads(comm.flight_record_json())
+    check(doc["schema"] == "chorus.flight_record" and doc["rank"] == comm.rank, "JSON record")
+    check(any(e["op"] == "scatter" for e in doc["entries"]), "JSON entries")
 
 
 if __name__ == "__main__":
