@@ -64,6 +64,7 @@ void bind_bucketer(py::module_& m) {
           "add",
           [](PyBucketer& b, py::object array, py::object dtype) {
             View v(array, "array", true);
+        if (v.count() == 0) throw_invalid("array is empty; the Bucketer needs non-empty arrays");
             const DataType t = resolve_dtype(to_dtype(dtype, "dtype"), {&v});
             const std::size_t index = b.get().add(v.data(), v.count(), t);
             b.tensors.push_back(std::move(v));

@@ -20,16 +20,19 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kDefaultWait{60000};
 
+// str (stored as UTF-8), bytes, or any buffer-protocol object (its bytes).
 std::vector<std::uint8_t> to_bytes(py::handle value) {
-  std::string s;
+  py::object bytes;
   if (py::isinstance<py::str>(value)) {
-    s = value.cast<std::string>();
-  } else if (py::isinstance<py::bytes>(value) || py::isinstance<py::bytearray>(value) ||
-             PyObject_CheckBuffer(value.ptr())) {
-    s = py::bytes(py::reinterpret_borrow<py::object>(value)).cast<std::string>();
-  } else {
-    throw_invalid("value must be bytes or str");
+    bytes = py::reinterpret_steal<py::object>(PyUnicode_AsUTF8String(value.ptr()));
+  } else if (PyObject_CheckBuffer(value.ptr())) {
+    bytes = py::reinterpret_steal<py::object>(PyBytes_FromObject(value.ptr()));
   }
+  if (!bytes) {
+    PyErr_Clear();
+    throw_invalid("value must be bytes, a buffer or str");
+  }
+  const std::string s = bytes.cast<std::string>();
   return std::vector<std::uint8_t>(s.begin(), s.end());
 }
 

@@ -58,17 +58,17 @@ def test_compression(comm):
 def test_misuse(comm):
     b, arrays = run(comm, "sum", "none", iterations=1)
     Invalid = chorus.InvalidArgumentError
-    expect_error(Invalid, lambda: b.add(np.zeros(4, np.float32)), "add")
+    expect_error(Invalid, lambda: b.add(np.zeros(4, np.float32)), "add", "mark_ready")
     b.mark_ready(0)
-    expect_error(Invalid, lambda: b.mark_ready(0), "0")
-    expect_error(Invalid, lambda: b.mark_ready(99), "99")
+    expect_error(Invalid, lambda: b.mark_ready(0), "tensor 0", "already")
+    expect_error(Invalid, lambda: b.mark_ready(99), "index 99")
     b.finish()
     fresh = chorus.Bucketer(comm)
     expect_error(Invalid, lambda: fresh.add(np.zeros(8, np.float32)[::2]), "array", "contiguous")
     ro = np.zeros(4, np.float32)
     ro.flags.writeable = False
     expect_error(Invalid, lambda: fresh.add(ro), "array", "read-only")
-    expect_error(Invalid, lambda: fresh.add(np.zeros(0, np.float32)), "count")
+    expect_error(Invalid, lambda: fresh.add(np.zeros(0, np.float32)), "array", "empty")
 
 
 if __name__ == "__main__":
