@@ -103,9 +103,12 @@ void bind_communicator(py::module_& m) {
           },
           py::arg("flag"), "Fault-aware OR across ranks: True everywhere if any rank passed True.")
       .def(
-          "abort", [](PyComm& c) { c.get().abort(); },
+          "abort",
+          [](PyComm& c) {
+            if (!c.closed()) c.get().abort();
+          },
           "Fails every pending and later operation with AbortedError, here and on the "
-          "other ranks. Never blocks; callable from any thread.")
+          "other ranks. Never blocks or raises (a no-op once closed); callable from any thread.")
       .def_static(
           "abort_all", [] { Communicator::abort_all(); },
           "abort() on every live communicator of this process.")

@@ -76,6 +76,7 @@ def test_close_from_thread(comm):
         time.sleep(0.5)
         check(fresh.closed, "closed by the thread")
     fresh.close()
+    fresh.abort()  # a no-op once closed
 
 
 if __name__ == "__main__":
