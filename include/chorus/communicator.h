@@ -42,9 +42,11 @@ struct HealthReport {
 // completes). See "Asynchronous operations" below.
 //
 // Thread safety: one thread at a time issues operations on a communicator (issue order
-// defines the sequence numbers, which must match across ranks), except abort() and
-// abort_all(), which any thread may call at any time; Work handles may be waited on from
-// any thread. Different communicators may be used from different threads.
+// defines the sequence numbers, which must match across ranks) and calls
+// create_stream(), synchronize() and the group calls, except abort() and abort_all(),
+// which any thread may call at any time (they fail running and queued work promptly);
+// Work handles may be waited on from any thread. Different communicators may be used
+// from different threads.
 //
 // Errors (chorus::Error): kInvalidArgument for bad arguments (null buffer with a
 // nonzero count, count too large, unknown dtype/op, root or peer out of range);
@@ -125,8 +127,15 @@ class CHORUS_EXPORT Communicator {
   // --- Asynchronous operations -----------------------------------------------------
   // Each returns at once with a Work; the operation runs on `stream` (default: the
   // default stream) in issue order after the stream's earlier operations. Arguments are
-  // checked at issue time (kInvalidArgument thrown by the call itself); communication
-  // errors are reported by the Work (and fail the communicator as for blocking calls).
+  // checked at issue time (kInvalidArgument thrown by the call itself, exactly as by the
+  // blocking twin; also for a Stream of another communicator, naming "stream");
+  // communication errors are reported by the Work (and fail the communicator as for
+  // blocking calls), as is a call made after the communicator failed or was aborted (the
+  // Work comes back already failed). all_to_all_v_async copies its four count and
+  // displacement spans; only the data buffers must outlive the Work.
+  // Destroying a communicator with operations still pending logs a warning, aborts them
+  // (their Works report kAborted; the peers are told, as by abort()) and returns once the
+  // stream workers have stopped.
   Work all_reduce_async(const void* send, void* recv, std::size_t count, DataType dtype,
                         ReduceOp op, const Stream& stream = {});
   Work reduce_async(const void* send, void* recv, std::size_t count, DataType dtype,
@@ -155,20 +164,28 @@ class CHORUS_EXPORT Communicator {
   Work barrier_async(const Stream& stream = {});
 
   // A new named stream (its worker thread starts on first use). Names need not be
-  // unique; they appear in the flight recorder. Streams live as long as the communicator.
+  // unique; they appear in the flight recorder ("stream=<name>", spaces and '=' shown as
+  // '_'). Streams live as long as the communicator.
   Stream create_stream(const std::string& name);
-  // Waits until every operation issued so far, on every stream, has finished; throws the
-  // first failure among them.
+  // Waits until every operation issued so far, on every stream, has finished (callbacks
+  // included); throws the communicator's first failure (or kAborted after abort()) if
+  // there was one. Operations recorded in an open group are not waited for.
   void synchronize();
 
   // Group calls: between group_start() and the matching group_end(), collectives and
   // send/recv (blocking or _async) are only recorded and return at once (blocking ones
-  // without having touched their buffers); group_end() launches them as one unit and
-  // waits for all of them, throwing the first failure. Sends and receives of a group
-  // progress together, so any order of them cannot deadlock (e.g. every rank sends to
-  // its right and receives from its left). Consecutive all_reduces of a group with the
-  // same dtype and op are fused into one operation. Groups nest; only the outermost
-  // group_end() launches. Works returned inside a group complete at its end.
+  // without having touched their buffers, which must stay valid until group_end());
+  // group_end() launches them as one unit on the calling thread, after the earlier work
+  // of the default stream and of the streams the group names, and waits for all of them,
+  // throwing the first failure (in issue order). Sends and receives of a group are all
+  // posted before anything is waited for, so any order of them cannot deadlock (e.g.
+  // every rank sends to its right and receives from its left); the group's collectives
+  // run in issue order while they progress. Consecutive all_reduces of a group with the
+  // same dtype and op whose buffers do not overlap each other's are fused into one
+  // operation over a packed buffer (the flight recorder shows one "fused_all_reduce").
+  // Every rank must record the same group. Groups nest; only the outermost group_end()
+  // launches. Works returned inside a group complete at its end. agree() and
+  // health_check() need their result at once and throw kInvalidArgument inside a group.
   // Throws kInvalidArgument for group_end() without group_start().
   void group_start();
   void group_end();

@@ -10,7 +10,10 @@ namespace chorus {
 // different streams of the same communicator may run at the same time (each stream has
 // its own worker thread, started on first use). Every rank must issue the operations of
 // a communicator in the same program order, whatever their streams; sequence numbers are
-// given at issue time, so concurrent streams never mix their messages.
+// given at issue time, so concurrent streams never mix their messages. Use the
+// corresponding stream for an operation on every rank (create streams in the same order
+// everywhere): a rank that runs it one after another where its peers run it
+// concurrently may wait for them longer, never deadlocks or mixes data.
 //
 // A default-constructed Stream is the communicator's default stream, on which the
 // blocking calls also run (a blocking call first waits for earlier asynchronous work on

@@ -25,9 +25,12 @@ class CHORUS_EXPORT Work {
 
   Work();
 
-  // True once the operation has finished, successfully or not. Never blocks or throws.
+  // True once the operation has finished, successfully or not, and the callbacks
+  // registered before that have run. Never blocks or throws.
   bool test() const noexcept;
-  // Blocks until the operation finishes; throws its chorus::Error if it failed.
+  // Blocks until test() is true (sleeping, not spinning); throws its chorus::Error if it
+  // failed. Never call it for a Work of a group that is still open (before its
+  // group_end()): nothing would complete it.
   void wait() const;
   // Like wait(), but returns false when the operation is still pending after `timeout`
   // (it keeps running; the communicator's own deadline still bounds it). Throws the
@@ -40,10 +43,12 @@ class CHORUS_EXPORT Work {
   ErrorCode code() const noexcept;
   std::string message() const;
 
-  // Runs `callback` once the operation has finished (on the thread that completes it,
-  // right after completion), or at once on this thread when it already has. Callbacks
-  // run in registration order; one that throws is logged and ignored. A callback must
-  // not block on other operations of the same stream.
+  // Runs `callback` once the operation has finished (on the thread that completes it --
+  // the stream's worker, or the thread in group_end() -- right after completion, before
+  // wait() returns), or at once on this thread when it already has. Callbacks run in
+  // registration order; one that throws is logged and ignored. A callback may query and
+  // wait on its own Work but must not block on other operations of the same stream
+  // (they run after it), nor issue operations or call synchronize().
   void on_complete(std::function<void(const Work&)> callback) const;
 
   // The operation's sequence number on its communicator (-1 for an empty Work) and its

@@ -11,6 +11,7 @@ constexpr int kDtypeShift = kKindBits;
 constexpr int kOpShift = kDtypeShift + kDtypeBits;
 constexpr int kRootShift = kOpShift + kOpBits;
 constexpr int kCountShift = kRootShift + kRootBits;
+constexpr int kCountBits = 63 - kCountShift;  // bit 63: transport::kSigUnordered
 constexpr std::uint64_t mask(int bits) { return (std::uint64_t{1} << bits) - 1; }
 
 const char* dtype_name(unsigned v) {
@@ -30,17 +31,18 @@ std::uint64_t make_signature(CollKind kind, DataType dtype, std::size_t count, R
   sig |= (static_cast<std::uint64_t>(dtype) & mask(kDtypeBits)) << kDtypeShift;
   if (has_op) sig |= (static_cast<std::uint64_t>(op) & mask(kOpBits)) << kOpShift;
   if (has_root) sig |= (static_cast<std::uint64_t>(root + 1) & mask(kRootBits)) << kRootShift;
-  sig |= (static_cast<std::uint64_t>(count) & mask(64 - kCountShift)) << kCountShift;
+  sig |= (static_cast<std::uint64_t>(count) & mask(kCountBits)) << kCountShift;
   return sig;
 }
 
 std::string describe_signature(std::uint64_t sig) {
+  sig &= ~transport::kSigUnordered;  // how the sender ran it, not what it is
   if (sig == 0) return "(no signature)";
   const unsigned kind = static_cast<unsigned>(sig & mask(kKindBits)) - 1;
   const unsigned dtype = static_cast<unsigned>((sig >> kDtypeShift) & mask(kDtypeBits));
   const unsigned op = static_cast<unsigned>((sig >> kOpShift) & mask(kOpBits));
   const unsigned root = static_cast<unsigned>((sig >> kRootShift) & mask(kRootBits));
-  const unsigned long long count = sig >> kCountShift;
+  const unsigned long long count = (sig >> kCountShift) & mask(kCountBits);
   const char* name = to_string(static_cast<CollKind>(kind));
   if (static_cast<CollKind>(kind) == CollKind::kBarrier) return std::string(name) + "()";
   std::string out = str_printf("%s(%s x %llu", name, dtype_name(dtype), count);

@@ -1,7 +1,7 @@
-// chorus::Communicator: checks arguments, hands the op to core, turns Status into Error.
+// chorus::Communicator: construction, recovery, timeouts and diagnostics (the collectives
+// are in api/collectives.cc, streams and groups in api/async.cc).
 #include "chorus/communicator.h"
 
-#include "api/arg_check.h"
 #include "api/error.h"
 #include "api/store_adapter.h"
 #include "core/comm_config.h"
@@ -10,10 +10,6 @@
 #include "util/strings.h"
 
 namespace chorus {
-
-using algo::CollArgs;
-using algo::CollKind;
-using api::throw_if_error;
 
 Communicator::Communicator(std::unique_ptr<core::CommImpl> impl) : impl_(std::move(impl)) {}
 Communicator::Communicator(Communicator&&) noexcept = default;
@@ -47,138 +43,6 @@ void Communicator::check_span_sizes(std::size_t expected, std::size_t actual, st
                 str_printf("%s has %zu elements, expected %zu", name, actual, expected * factor));
 }
 
-namespace {
-
-// Common checks: dtype, count (times `per_count` elements in the largest buffer).
-void check_common(DataType dtype, std::size_t count, std::size_t per_count) {
-  throw_if_error(api::check_dtype(dtype));
-  throw_if_error(api::check_count("count", count, dtype, per_count));
-}
-
-CollArgs make_args(const void* send, void* recv, std::size_t count, DataType dtype,
-                   ReduceOp op = ReduceOp::kSum, int root = 0) {
-  CollArgs a;
-  a.send = send;
-  a.recv = recv;
-  a.count = count;
-  a.dtype = dtype;
-  a.op = op;
-  a.root = root;
-  return a;
-}
-
-}  // namespace
-
-void Communicator::all_reduce(const void* send, void* recv, std::size_t count, DataType dtype,
-                              ReduceOp op) {
-  check_common(dtype, count, 1);
-  throw_if_error(api::check_op(op));
-  throw_if_error(api::check_buffer("send", send, count));
-  throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(impl().run(CollKind::kAllReduce, make_args(send, recv, count, dtype, op)));
-}
-
-void Communicator::reduce(const void* send, void* recv, std::size_t count, DataType dtype,
-                          ReduceOp op, int root) {
-  check_common(dtype, count, 1);
-  throw_if_error(api::check_op(op));
-  throw_if_error(api::check_rank("root", root, size()));
-  throw_if_error(api::check_buffer("send", send, count));
-  if (rank() == root) throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(impl().run(CollKind::kReduce, make_args(send, recv, count, dtype, op, root)));
-}
-
-void Communicator::broadcast(const void* send, void* recv, std::size_t count, DataType dtype,
-                             int root) {
-  check_common(dtype, count, 1);
-  throw_if_error(api::check_rank("root", root, size()));
-  if (rank() == root) throw_if_error(api::check_buffer("send", send, count));
-  throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(
-      impl().run(CollKind::kBroadcast, make_args(send, recv, count, dtype, ReduceOp::kSum, root)));
-}
-
-void Communicator::all_gather(const void* send, void* recv, std::size_t count, DataType dtype) {
-  check_common(dtype, count, static_cast<std::size_t>(size()));
-  throw_if_error(api::check_buffer("send", send, count));
-  throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(impl().run(CollKind::kAllGather, make_args(send, recv, count, dtype)));
-}
-
-void Communicator::reduce_scatter(const void* send, void* recv, std::size_t count, DataType dtype,
-                                  ReduceOp op) {
-  check_common(dtype, count, static_cast<std::size_t>(size()));
-  throw_if_error(api::check_op(op));
-  throw_if_error(api::check_buffer("send", send, count));
-  throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(impl().run(CollKind::kReduceScatter, make_args(send, recv, count, dtype, op)));
-}
-
-void Communicator::all_to_all(const void* send, void* recv, std::size_t count, DataType dtype) {
-  check_common(dtype, count, static_cast<std::size_t>(size()));
-  throw_if_error(api::check_buffer("send", send, count));
-  throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(impl().run(CollKind::kAllToAll, make_args(send, recv, count, dtype)));
-}
-
-void Communicator::all_to_all_v(const void* send, std::span<const std::size_t> send_counts,
-                                std::span<const std::size_t> send_displs, void* recv,
-                                std::span<const std::size_t> recv_counts,
-                                std::span<const std::size_t> recv_displs, DataType dtype) {
-  throw_if_error(api::check_dtype(dtype));
-  std::size_t send_extent = 0, recv_extent = 0;
-  throw_if_error(api::check_v_spans("send_counts", send_counts, "send_displs", send_displs, size(),
-                                    dtype, &send_extent));
-  throw_if_error(api::check_v_spans("recv_counts", recv_counts, "recv_displs", recv_displs, size(),
-                                    dtype, &recv_extent));
-  throw_if_error(api::check_buffer("send", send, send_extent));
-  throw_if_error(api::check_buffer("recv", recv, recv_extent));
-  CollArgs a = make_args(send, recv, 0, dtype);
-  a.send_counts = send_counts.data();
-  a.send_displs = send_displs.data();
-  a.recv_counts = recv_counts.data();
-  a.recv_displs = recv_displs.data();
-  throw_if_error(impl().run(CollKind::kAllToAllV, a));
-}
-
-void Communicator::gather(const void* send, void* recv, std::size_t count, DataType dtype, int root) {
-  check_common(dtype, count, static_cast<std::size_t>(size()));
-  throw_if_error(api::check_rank("root", root, size()));
-  throw_if_error(api::check_buffer("send", send, count));
-  if (rank() == root) throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(
-      impl().run(CollKind::kGather, make_args(send, recv, count, dtype, ReduceOp::kSum, root)));
-}
-
-void Communicator::scatter(const void* send, void* recv, std::size_t count, DataType dtype, int root) {
-  check_common(dtype, count, static_cast<std::size_t>(size()));
-  throw_if_error(api::check_rank("root", root, size()));
-  if (rank() == root) throw_if_error(api::check_buffer("send", send, count));
-  throw_if_error(api::check_buffer("recv", recv, count));
-  throw_if_error(
-      impl().run(CollKind::kScatter, make_args(send, recv, count, dtype, ReduceOp::kSum, root)));
-}
-
-void Communicator::send(const void* buf, std::size_t count, DataType dtype, int peer) {
-  check_common(dtype, count, 1);
-  throw_if_error(api::check_rank("peer", peer, size()));
-  if (peer == rank())
-    throw Error(ErrorCode::kInvalidArgument, str_printf("peer=%d is this rank (send to self)", peer));
-  throw_if_error(api::check_buffer("buf", buf, count));
-  throw_if_error(impl().send(buf, count * dtype_size(dtype), peer));
-}
-
-void Communicator::recv(void* buf, std::size_t count, DataType dtype, int peer) {
-  check_common(dtype, count, 1);
-  throw_if_error(api::check_rank("peer", peer, size()));
-  if (peer == rank())
-    throw Error(ErrorCode::kInvalidArgument, str_printf("peer=%d is this rank (recv from self)", peer));
-  throw_if_error(api::check_buffer("buf", buf, count));
-  throw_if_error(impl().recv(buf, count * dtype_size(dtype), peer));
-}
-
-void Communicator::barrier() { throw_if_error(impl().run(CollKind::kBarrier, CollArgs{})); }
-
 bool Communicator::agree(bool flag) { return api::value_or_throw(impl().agree(flag)); }
 
 void Communicator::abort() noexcept {
@@ -207,6 +71,9 @@ HealthReport Communicator::health_check(std::chrono::milliseconds timeout) {
   if (timeout.count() < 0)
     throw Error(ErrorCode::kInvalidArgument,
                 str_printf("timeout must be >= 0 ms, got %lld", static_cast<long long>(timeout.count())));
+  if (impl().in_group())
+    throw Error(ErrorCode::kInvalidArgument,
+                "health_check() is not allowed between group_start() and group_end()");
   const auto h = impl().health_check(timeout);
   HealthReport r;
   r.ok = h.status.is_ok();

@@ -1,8 +1,9 @@
-// CommImpl: rendezvous, transport set-up, and the path of one collective to its algorithm.
+// CommImpl: rendezvous, transport set-up, teardown, the sticky failure and abort.
 #include "core/comm_impl.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <random>
 
@@ -16,14 +17,6 @@
 namespace chorus::core {
 
 namespace {
-
-constexpr std::uint32_t kP2pCommBit = 0x80000000u;
-
-// Sender and receiver of a point-to-point message share one signature: its size.
-std::uint64_t p2p_signature(std::size_t bytes) {
-  return algo::make_signature(algo::CollKind::kSend, DataType::kUint8, bytes, ReduceOp::kSum,
-                              false, 0, false);
-}
 
 std::uint64_t random_token() {
   std::random_device rd;
@@ -43,14 +36,33 @@ std::string to_string(const bootstrap::Bytes& b) { return std::string(b.begin(),
 
 CommImpl::CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector)
     : rank_(rank), size_(size), cfg_(std::move(cfg)), selector_(std::move(selector)),
-      send_seq_(size, 0), recv_seq_(size, 0) {}
+      send_seq_(size, 0), recv_seq_(size, 0) {
+  streams_.push_back(std::make_unique<StreamQueue>(0, "default"));
+}
 
 CommImpl::~CommImpl() {
   live_comms_remove(this);
+  // Pending work cannot finish without this communicator: abort it (the peers learn),
+  // which fails it promptly, then let the workers drain their queues and stop.
+  // Issued and not finished (queued, running, or recorded in an open group); an operation
+  // whose Work already completed does not count, even while its callbacks still run.
+  const auto pending = static_cast<std::size_t>(std::max<std::int64_t>(0, inflight_.load()));
+  if (pending > 0) {
+    CHORUS_LOG(WARN, Coll, "comm %u: rank %d: communicator destroyed with %zu operations "
+               "pending; aborting them", comm_id_, rank_, pending);
+    abort_with(Status(ErrorCode::kAborted,
+                      str_printf("rank %d destroyed its communicator with %zu operations pending",
+                                 rank_, pending)));
+  }
+  for (const auto& q : streams_) q->stop();
+  for (auto& p : group_) {
+    Status s = drop(p->op, refuse(p->op.name, p->op.seq()));
+    if (p->work) p->work->complete(std::move(s));
+  }
+  group_.clear();
   // Leave a line for the hang report of ranks that still need this one ("exited after
   // seq N"), before the transport closes and they notice.
-  if (comm_store_ && !reported_ && diag_.hang_report != HangReportMode::kNone) {
-    reported_ = true;
+  if (comm_store_ && diag_.hang_report != HangReportMode::kNone && !reported_.exchange(true)) {
     exchange_hang_lines(comm_store_, comm_id_,
                         own_line(aborted_.load() ? "aborted" : "exited", ""), {}, -1, false,
                         kHangReportBudget);
@@ -58,21 +70,31 @@ CommImpl::~CommImpl() {
 }
 
 void CommImpl::abort() {
+  abort_with(Status(ErrorCode::kAborted, str_printf("abort() was called on rank %d", rank_)));
+}
+
+void CommImpl::abort_with(const Status& reason) {
   if (aborted_.exchange(true)) return;
-  CHORUS_LOG(WARN, Coll, "comm %u: rank %d: abort() called", comm_id_, rank_);
-  if (transport_)
-    transport_->abort(
-        Status(ErrorCode::kAborted, str_printf("abort() was called on rank %d", rank_)));
+  CHORUS_LOG(WARN, Coll, "comm %u: rank %d: aborting: %s", comm_id_, rank_,
+             reason.message().c_str());
+  tickets_.stop();  // operations waiting for their window turn give up
+  if (transport_) transport_->abort(reason);
 }
 
 void CommImpl::abort_all() {
   live_comms_for_each([](CommImpl& c) { c.abort(); });
 }
 
+Status CommImpl::first_failure() const {
+  if (!has_failed_.load(std::memory_order_acquire)) return Status::ok();
+  std::lock_guard<std::mutex> g(fail_mu_);
+  return failed_;
+}
+
 Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
   const auto s = static_cast<unsigned long long>(seq);
-  if (!failed_.is_ok())
-    return failed_.with_context(
+  if (has_failed_.load(std::memory_order_acquire))
+    return first_failure().with_context(
         str_printf("rank %d: %s seq %llu refused: the communicator failed earlier", rank_, what, s));
   if (aborted_.load(std::memory_order_acquire))
     return Status(ErrorCode::kAborted,
@@ -84,21 +106,31 @@ Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
 }
 
 Status CommImpl::fail(const Status& s, const std::string& context, std::uint64_t rec) {
-  failed_ = s.with_context(context);
-  const int peer = failed_.peer();
+  Status mine = s.with_context(context);
+  const int peer = mine.peer();
   // Once per message: a report forwarded by another rank already carries its view.
   if (s.code() == ErrorCode::kPeerLost && peer >= 0 && peer < size_ && peer != rank_ &&
-      failed_.message().find(" was lost; ") == std::string::npos)
-    failed_ = Status(failed_.code(), failed_.message() + " (" + lost_rank_text(peer) + ")", peer,
-                     failed_.seq());
-  recorder_->failed(rec, failed_.message());
-  if (!propagates(s.code())) return failed_;
-  transport_->abort(failed_);
+      mine.message().find(" was lost; ") == std::string::npos)
+    mine = Status(mine.code(), mine.message() + " (" + lost_rank_text(peer) + ")", peer,
+                  mine.seq());
+  recorder_->failed(rec, mine.message());
+  {
+    std::lock_guard<std::mutex> g(fail_mu_);
+    if (failed_.is_ok()) {
+      failed_ = mine;
+      has_failed_.store(true, std::memory_order_release);
+    }
+  }
+  tickets_.stop();  // the communicator is unusable: nobody waits for a window turn
+  if (!propagates(s.code())) return mine;
+  transport_->abort(mine);
   report_failure();
-  return failed_;
+  return mine;
 }
 
 Result<bool> CommImpl::agree(bool flag) {
+  if (in_group())
+    return invalid_argument("agree() is not allowed between group_start() and group_end()");
   std::uint8_t in = flag ? 1 : 0, out = 0;
   algo::CollArgs a;
   a.send = &in;
@@ -189,80 +221,6 @@ Result<std::unique_ptr<CommImpl>> CommImpl::derive(int new_rank, int new_size,
   cfg.timeout = configured_timeout_;
   return create(new_rank, new_size, store_, cfg, keepalive_,
                 key_prefix_ + str_printf("chorus/comm%u/%s/", comm_id_, sub_prefix.c_str()));
-}
-
-Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label) {
-  const char* name = label != nullptr ? label : algo::to_string(kind);
-  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq_));
-  const std::uint64_t seq = next_seq_++;
-  args.comm = comm_id_;
-  args.seq = seq;
-  args.deadline = Deadline::after(cfg_.timeout);
-  args.chunk_bytes = cfg_.chunk_bytes;
-  const bool has_op = kind == algo::CollKind::kAllReduce || kind == algo::CollKind::kReduce ||
-                      kind == algo::CollKind::kReduceScatter;
-  const bool has_root = kind == algo::CollKind::kReduce || kind == algo::CollKind::kBroadcast ||
-                        kind == algo::CollKind::kGather || kind == algo::CollKind::kScatter;
-  args.sig = cfg_.desync_check ? algo::make_signature(kind, args.dtype, args.count, args.op, has_op,
-                                                      args.root, has_root)
-                               : 0;
-  const std::size_t bytes = args.count * dtype_size(args.dtype);
-  diag::OpIdentity id;
-  id.seq = seq;
-  id.name = name;
-  id.dtype = kind == algo::CollKind::kBarrier ? "" : chorus::to_string(args.dtype);
-  id.redop = has_op ? chorus::to_string(args.op) : "";
-  id.count = args.count;
-  id.root = has_root ? args.root : -1;
-  id.bytes = bytes;
-  const std::uint64_t rec = recorder_->issue(id);
-  algo::Choice choice =
-      selector_.choose(kind, bytes, size_, transport_->shared_windows() != nullptr);
-  CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s", name,
-             static_cast<unsigned long long>(seq), args.count, chorus::to_string(args.dtype),
-             choice.name);
-  recorder_->start(rec, choice.name);
-  Status s = choice.fn(*transport_, args);
-  if (s.is_ok()) {
-    recorder_->done(rec);
-    transport_->set_progress(seq);  // peers can tell how far we got if we are lost
-    return s;
-  }
-  return fail(s.with_seq(static_cast<std::int64_t>(seq)),
-              str_printf("rank %d in %s seq %llu (%s x %zu, algo %s)", rank_, name,
-                         static_cast<unsigned long long>(seq), chorus::to_string(args.dtype),
-                         args.count, choice.name),
-              rec);
-}
-
-Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
-  // The transport only reads a send buffer; one path serves both directions.
-  return point_to_point(true, const_cast<void*>(buf), bytes, peer);
-}
-
-Status CommImpl::recv(void* buf, std::size_t bytes, int peer) {
-  return point_to_point(false, buf, bytes, peer);
-}
-
-Status CommImpl::point_to_point(bool sending, void* buf, std::size_t bytes, int peer) {
-  const char* name = sending ? "send" : "recv";
-  std::uint64_t& next_seq = sending ? send_seq_[peer] : recv_seq_[peer];
-  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq));
-  const std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
-  transport::Tag tag{comm_id_ | kP2pCommBit, next_seq++, 0, sig};
-  const std::uint64_t rec = record_p2p(name, tag.seq, peer, bytes);
-  const Deadline deadline = Deadline::after(cfg_.timeout);
-  Status s = sending ? transport::send(*transport_, peer, tag, buf, bytes, deadline)
-                     : transport::recv(*transport_, peer, tag, buf, bytes, deadline);
-  if (s.is_ok()) {
-    recorder_->done(rec);
-    return s;
-  }
-  return fail(s.with_peer(peer).with_seq(static_cast<std::int64_t>(tag.seq)),
-              str_printf("rank %d in %s seq %llu %s rank %d (%zu bytes)", rank_, name,
-                         static_cast<unsigned long long>(tag.seq), sending ? "to" : "from", peer,
-                         bytes),
-              rec);
 }
 
 }  // namespace chorus::core

@@ -1,9 +1,12 @@
-// CommImpl: one communicator's state (rank, size, transport, store, op sequence) and
-// the path of every collective from validated arguments to an algorithm.
+// CommImpl: one communicator's state (rank, size, transport, store, op sequence, streams)
+// and the path of every operation from validated arguments to an algorithm: an issue step
+// on the caller's thread, then an execute step (inline, on a stream's worker, or at the
+// end of a group).
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,10 @@
 #include "algo/selector.h"
 #include "bootstrap/store.h"
 #include "core/comm_diag.h"
+#include "core/issued_op.h"
+#include "core/stream_queue.h"
+#include "core/window_tickets.h"
+#include "core/work_state.h"
 #include "diag/flight_recorder.h"
 #include "transport/transport.h"
 #include "util/status.h"
@@ -50,15 +57,44 @@ class CommImpl {
   int size() const { return size_; }
 
   // Runs one collective: stamps comm id, seq and deadline into `args`, picks the
-  // algorithm, runs it on this thread. Errors carry this rank, the collective's name
-  // (`label` when given) and seq. A communication failure (kPeerLost, kTimeout, kDesync,
-  // kIo, kInternal) also aborts the transport, which tells every peer, so all ranks fail
-  // fast naming the original culprit instead of waiting for their deadlines.
+  // algorithm, runs it on this thread (after earlier work of the default stream). Errors
+  // carry this rank, the collective's name (`label` when given) and seq. A communication
+  // failure (kPeerLost, kTimeout, kDesync, kIo, kInternal) also aborts the transport,
+  // which tells every peer, so all ranks fail fast naming the original culprit instead of
+  // waiting for their deadlines. Inside a group it is only recorded (returns OK at once).
   Status run(algo::CollKind kind, algo::CollArgs args, const char* label = nullptr);
   // Point-to-point; ordered per (sender, receiver) pair. Failures propagate as in run().
   Status send(const void* buf, std::size_t bytes, int peer);
   Status recv(void* buf, std::size_t bytes, int peer);
+
+  // --- Asynchronous operations (src/core/comm_async.cc) ---------------------------
+  // Issues the collective now (seq in program order) and queues its execution on stream
+  // `stream` (0 = default). Returns its WorkState; an operation refused at issue (the
+  // communicator failed or was aborted) comes back as an already failed WorkState.
+  // kInvalidArgument (the only error) for an unknown stream. Inside a group the
+  // operation is recorded and runs at group_end().
+  Result<std::shared_ptr<WorkState>> run_async(algo::CollKind kind, algo::CollArgs args,
+                                               int stream);
+  Result<std::shared_ptr<WorkState>> p2p_async(bool sending, void* buf, std::size_t bytes,
+                                               int peer, int stream);
+  // A new stream (id 1, 2, ...); its worker starts on first use.
+  int create_stream(const std::string& name);
+  // kInvalidArgument naming "stream" unless `id` names one of this communicator's streams.
+  Status check_stream(int id) const;
+  // Waits for every operation queued so far on every stream; the communicator's first
+  // failure (or kAborted) if there was one.
+  Status synchronize();
+  // Groups (src/core/group.cc): nesting counted; the outermost group_end() runs the
+  // recorded operations as one unit and waits: point-to-point requests are posted first,
+  // the collectives run in issue order (consecutive compatible all_reduces fused into
+  // one), then the requests are waited for. Returns the first failure among them;
+  // kInvalidArgument for group_end() without group_start().
+  void group_start() { ++group_depth_; }
+  Status group_end();
+  bool in_group() const { return group_depth_ > 0; }
+
   // Logical OR of `flag` over all ranks (an all_reduce MAX of one byte); fails like run().
+  // kInvalidArgument inside a group (its result is needed at once).
   Result<bool> agree(bool flag);
 
   // Recovery (src/core/shrink.cc, src/core/health.cc). shrink(): the ranks that call it
@@ -90,9 +126,9 @@ class CommImpl {
   void set_timeout(std::chrono::milliseconds timeout);
   std::chrono::milliseconds timeout() const { return cfg_.timeout; }
 
-  // Fails every pending and future operation with kAborted and tells the peers.
-  // Thread-safe, callable while another thread is inside run(); never blocks on the
-  // network. Idempotent.
+  // Fails every pending, queued and future operation with kAborted and tells the peers.
+  // Thread-safe, callable while another thread is inside run() or streams are running;
+  // never blocks on the network. Idempotent.
   void abort();
   // abort() on every live communicator of this process.
   static void abort_all();
@@ -107,17 +143,52 @@ class CommImpl {
   }
 
  private:
+  struct AsyncTask;  // comm_async.cc: a PendingOp run by a stream's worker
+  friend class GroupRun;  // group.cc: the execution of one group
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
-  // Records `s` (decorated with `context`) as the sticky failure and marks flight-recorder
-  // entry `rec` failed. For communication failures it also aborts the transport so every
-  // peer learns, then (once) dumps the flight recorder and runs the hang report.
-  // Returns the recorded failure.
-  Status fail(const Status& s, const std::string& context, std::uint64_t rec);
-  // Records a send/recv as issued and started; returns its flight-recorder id.
-  std::uint64_t record_p2p(const char* name, std::uint64_t seq, int peer, std::size_t bytes);
-  // send (sending) or recv of `bytes` at `buf` with `peer`: tags, recording, failure.
+  // Issue steps (caller's thread): refuse-check, seq, signature, flight-recorder entry;
+  // collectives outside a group also get their algorithm and window ticket.
+  Status issue_collective(algo::CollKind kind, const algo::CollArgs& args, const char* label,
+                          int stream, IssuedOp* out);
+  Status issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int stream,
+                   IssuedOp* out);
+  // Blocking send (sending) or recv: issue + execute here, or record in the open group.
   Status point_to_point(bool sending, void* buf, std::size_t bytes, int peer);
-  // Dump + cross-rank hang report of fail(); bounded by kHangReportBudget.
+  // The algorithm (and window ticket when it uses the windows) of an issued collective.
+  void choose(IssuedOp& op);
+  // Execute steps (any thread): the deadline starts here; waits for the window ticket;
+  // runs the algorithm or the point-to-point transfer; marks the recorder; fails.
+  Status execute(IssuedOp& op);
+  Status execute_p2p(IssuedOp& op);
+  // Marks `sig` kSigUnordered when other operations are in flight (execute steps).
+  std::uint64_t order_flag(std::uint64_t sig) const {
+    return inflight_.load(std::memory_order_acquire) > 1 ? sig | transport::kSigUnordered : sig;
+  }
+  // An issued operation finished (after its execute step, whatever the outcome).
+  void retire(std::int64_t n = 1) { inflight_.fetch_sub(n, std::memory_order_acq_rel); }
+  // A refused operation: releases its ticket, marks its flight-recorder entry failed.
+  Status drop(IssuedOp& op, Status why);
+  // "rank R in all_reduce seq S (float32 x N, algo ring)" / "rank R in send seq S to ...".
+  std::string op_context(const IssuedOp& op) const;
+  // Waits for earlier asynchronous work of the default stream (blocking calls).
+  void sync_default_stream() {
+    if (streams_[0]->outstanding() != 0) streams_[0]->wait_idle();
+  }
+  // Queues `p` on its stream, or records it in the open group. Returns its WorkState.
+  std::shared_ptr<WorkState> submit(std::unique_ptr<PendingOp> p);
+  // group.cc: runs the recorded operations of a group (see group_end()).
+  Status run_group(std::vector<std::unique_ptr<PendingOp>>& ops);
+  // abort() with `reason` (abort() and the destructor's "destroyed with N pending").
+  void abort_with(const Status& reason);
+  // Records `s` (decorated with `context`) as the sticky failure (the first one wins) and
+  // marks flight-recorder entry `rec` failed. For communication failures it also aborts
+  // the transport so every peer learns, then (once) dumps the flight recorder and runs
+  // the hang report. Returns this operation's decorated failure.
+  Status fail(const Status& s, const std::string& context, std::uint64_t rec);
+  // Records a send/recv as issued; returns its flight-recorder id.
+  std::uint64_t record_p2p(const char* name, std::uint64_t seq, int peer, std::size_t bytes,
+                           const char* stream);
+  // Dump + cross-rank hang report of fail(); bounded by kHangReportBudget. Once.
   void report_failure();
   // This rank's hang-report line in `state` ("failed", "exited", ...).
   diag::RankLine own_line(const char* state, const std::string& detail) const;
@@ -136,6 +207,12 @@ class CommImpl {
   // split()'s work, with `digest` (0, or new_group's list digest) checked equal on all ranks.
   Result<std::unique_ptr<CommImpl>> split_checked(int color, int key, std::int64_t digest,
                                                   const char* label);
+  // The sticky failure as recorded (OK when none).
+  Status first_failure() const;
+  // Collective `seq` completed: tells the transport (kPeerLost messages of the peers
+  // name the highest seq this rank completed).
+  void note_progress(std::uint64_t seq);
+  std::atomic<std::uint64_t> done_max_{0};  // highest completed collective seq + 1
 
   int rank_;
   int size_;
@@ -145,15 +222,26 @@ class CommImpl {
   std::uint64_t next_seq_ = 0;
   std::vector<std::uint64_t> send_seq_;  // per peer, point-to-point
   std::vector<std::uint64_t> recv_seq_;
-  Status failed_;  // sticky: first communication error (touched by the op thread only)
+  mutable std::mutex fail_mu_;
+  Status failed_;  // sticky: first communication error (fail_mu_)
+  std::atomic<bool> has_failed_{false};  // failed_ is set (read without the lock)
   std::atomic<bool> aborted_{false};  // abort() was called (any thread)
   std::shared_ptr<bootstrap::Store> store_;
   std::shared_ptr<bootstrap::Store> comm_store_;  // store_ under "chorus/comm<id>"
   DiagSettings diag_;
+  // Streams (id = index, 0 = default); touched by the issuing thread only. Declared before
+  // the recorder, which keeps pointers to their labels.
+  std::vector<std::unique_ptr<StreamQueue>> streams_;
+  WindowTickets tickets_;
+  // Operations issued and not yet finished (any stream, groups). An operation that starts
+  // while others are in flight marks its messages kSigUnordered.
+  std::atomic<std::int64_t> inflight_{0};
+  int group_depth_ = 0;
+  std::vector<std::unique_ptr<PendingOp>> group_;  // recorded inside the open group
   std::unique_ptr<diag::FlightRecorder> recorder_;
   std::vector<std::string> hosts_;  // per rank, from the "ident" exchange at init
   std::vector<long> pids_;
-  bool reported_ = false;  // hang line published (op thread / destructor only)
+  std::atomic<bool> reported_{false};  // hang line published (once)
   std::unique_ptr<transport::Transport> transport_;
   std::shared_ptr<void> keepalive_;
   const std::chrono::milliseconds configured_timeout_ = cfg_.timeout;  // set_timeout(0)

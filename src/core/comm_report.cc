@@ -17,7 +17,7 @@ std::string op_text(const char* name, int peer) {
 }  // namespace
 
 std::uint64_t CommImpl::record_p2p(const char* name, std::uint64_t seq, int peer,
-                                   std::size_t bytes) {
+                                   std::size_t bytes, const char* stream) {
   diag::OpIdentity id;
   id.seq = seq;
   id.name = name;
@@ -25,9 +25,8 @@ std::uint64_t CommImpl::record_p2p(const char* name, std::uint64_t seq, int peer
   id.count = bytes;
   id.peer = peer;
   id.bytes = bytes;
-  const std::uint64_t rec = recorder_->issue(id);
-  recorder_->start(rec, "p2p");
-  return rec;
+  id.stream = stream;
+  return recorder_->issue(id);
 }
 
 diag::RankLine CommImpl::own_line(const char* state, const std::string& detail) const {
@@ -68,14 +67,14 @@ std::vector<diag::RankLine> CommImpl::known_ranks() const {
 }
 
 void CommImpl::report_failure() {
-  if (reported_) return;
-  reported_ = true;
+  if (reported_.exchange(true)) return;
   write_report(flight_record_auto("failure"));
   if (diag_.hang_report == HangReportMode::kNone || !comm_store_) return;
   const bool print = diag_.hang_report == HangReportMode::kAll || rank_ == 0;
+  const Status failure = first_failure();
   const std::string text =
-      exchange_hang_lines(comm_store_, comm_id_, own_line("failed", to_string(failed_.code())),
-                          known_ranks(), failed_.peer(), print, kHangReportBudget);
+      exchange_hang_lines(comm_store_, comm_id_, own_line("failed", to_string(failure.code())),
+                          known_ranks(), failure.peer(), print, kHangReportBudget);
   if (!text.empty()) write_report(text);
 }
 

@@ -85,13 +85,14 @@ Result<std::unique_ptr<CommImpl>> CommImpl::shrink() {
   struct AbortOld {
     CommImpl* c;
     ~AbortOld() {
-      if (c->failed_.is_ok()) c->abort();
+      if (c->first_failure().is_ok()) c->abort();
     }
   } abort_old{this};
 
   bootstrap::PrefixStore st(comm_store_, prefix);
   const Deadline window = Deadline::after(cfg_.connect_timeout);
-  const int lost = failed_.code() == ErrorCode::kPeerLost ? failed_.peer() : -1;
+  const Status failure = first_failure();
+  const int lost = failure.code() == ErrorCode::kPeerLost ? failure.peer() : -1;
   if (lost >= 0 && lost < size_ && lost != rank_)
     CHORUS_RETURN_IF_ERROR(st.set(str_printf("lost/%d", lost), kOne).with_context(what));
   CHORUS_RETURN_IF_ERROR(st.set(str_printf("alive/%d", rank_), kOne).with_context(what));

@@ -24,12 +24,13 @@ std::string quoted(const std::string& s) {
 std::string entry_line(const FlightEntry& e, std::int64_t now) {
   std::string line = str_printf(
       "  seq=%llu op=%s dtype=%s count=%zu redop=%s root=%s peer=%s bytes=%zu algo=%s "
-      "state=%s issued=%s wait_us=%lld run_us=%lld",
+      "state=%s issued=%s wait_us=%lld run_us=%lld stream=%s",
       static_cast<unsigned long long>(e.op.seq), or_dash(e.op.name), or_dash(e.op.dtype),
       e.op.count, or_dash(e.op.redop), e.op.root >= 0 ? std::to_string(e.op.root).c_str() : "-",
       e.op.peer >= 0 ? std::to_string(e.op.peer).c_str() : "-", e.op.bytes, or_dash(e.algo),
       to_string(e.state), iso_time(e.issue_wall_ns).c_str(),
-      static_cast<long long>(wait_us(e, now)), static_cast<long long>(run_us(e, now)));
+      static_cast<long long>(wait_us(e, now)), static_cast<long long>(run_us(e, now)),
+      or_dash(e.op.stream));
   if (e.state == OpState::kFailed) line += " error=" + quoted(e.error);
   return line + "\n";
 }

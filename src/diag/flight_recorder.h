@@ -30,6 +30,9 @@ struct OpIdentity {
   int root = -1;               // -1 when not applicable
   int peer = -1;               // send/recv peer, else -1
   std::size_t bytes = 0;
+  // The stream it runs on, as one token. The one exception to static storage: it may
+  // point into the communicator's stream table, which outlives its recorder.
+  const char* stream = "default";
 };
 
 struct FlightEntry {

@@ -13,6 +13,20 @@
 
 namespace chorus::transport {
 
+// Bit 63 of a tag's signature: the sender may run this operation while earlier ones of
+// the same communicator are still running (streams, groups). Such a message says nothing
+// about the sender having finished earlier seqs, so it never makes a receive for an
+// earlier seq "overtaken". Not part of the comparison of signatures.
+inline constexpr std::uint64_t kSigUnordered = std::uint64_t{1} << 63;
+
+// True when two operation signatures are both set and differ (0 = not checked; the
+// kSigUnordered bit is ignored).
+inline bool signatures_differ(std::uint64_t a, std::uint64_t b) {
+  a &= ~kSigUnordered;
+  b &= ~kSigUnordered;
+  return a != 0 && b != 0 && a != b;
+}
+
 // Identity of one message: communicator, operation sequence number, step within the op,
 // plus the signature of the operation it belongs to.
 struct Tag {
@@ -26,6 +40,12 @@ struct Tag {
   std::uint64_t sig = 0;
   // True when `o` names the same message slot (comm, seq, step).
   bool matches(const Tag& o) const { return comm == o.comm && seq == o.seq && step == o.step; }
+  // True when this message, arriving while a receive for `earlier` from the same peer
+  // waits, proves that the peer moved past `earlier` without sending it: same comm, later
+  // seq, and the sender ran its operations in order (no kSigUnordered).
+  bool overtakes(const Tag& earlier) const {
+    return comm == earlier.comm && seq > earlier.seq && (sig & kSigUnordered) == 0;
+  }
 };
 
 // Turns a signature into text for error messages (given to transports by their creator,

@@ -88,7 +88,7 @@ struct Peer {
 // True when a message (tag, length) does not fit receive `op`: the size differs, or both
 // signatures are set and differ.
 inline bool differs(const transport::Tag& got, std::uint64_t got_len, const Op* op) {
-  return got_len != op->bytes || (got.sig != 0 && op->tag.sig != 0 && got.sig != op->tag.sig);
+  return got_len != op->bytes || transport::signatures_differ(got.sig, op->tag.sig);
 }
 
 // Thread-safe; one mutex guards all state. The thread driving progress drops it while it

@@ -122,7 +122,7 @@ Status Engine::signature_status(const Peer& p, const transport::Tag& tag, std::u
 
 Status Engine::mismatch(const Peer& p, const transport::Tag& got, std::uint64_t got_len,
                         const transport::Tag& want, std::size_t want_len) const {
-  if (got.sig != 0 && want.sig != 0 && got.sig != want.sig)
+  if (transport::signatures_differ(got.sig, want.sig))
     return signature_status(p, got, want.sig, got.sig, /*receiver=*/true);
   return Status(ErrorCode::kDesync,
                 str_printf("message from peer rank %d (%s) with tag comm %u seq %llu step %u is "
@@ -160,7 +160,7 @@ Status Engine::overtaken_status(const Peer& p, const Op& op, const transport::Ta
 void Engine::fail_overtaken(Peer& p, const transport::Tag& later) {
   for (auto it = p.posted.begin(); it != p.posted.end();) {
     Op* op = *it;
-    if (op->tag.comm == later.comm && op->tag.seq < later.seq) {
+    if (later.overtakes(op->tag)) {
       it = p.posted.erase(it);
       complete(op, overtaken_status(p, *op, later));
     } else {
@@ -170,7 +170,7 @@ void Engine::fail_overtaken(Peer& p, const transport::Tag& later) {
 }
 
 bool Engine::overtaken(Peer& p, Op* op) {
-  auto later = [&](const transport::Tag& t) { return t.comm == op->tag.comm && t.seq > op->tag.seq; };
+  auto later = [&](const transport::Tag& t) { return t.overtakes(op->tag); };
   for (const Unexpected& u : p.unexpected) {
     if (later(u.tag)) {
       complete(op, overtaken_status(p, *op, u.tag));

@@ -78,7 +78,7 @@ Status Engine::window_disagreement(std::span<Op* const> ops) const {
     const std::uint64_t sig = slot.win_sig[at % 2].load(std::memory_order_relaxed);
     for (Op* op : ops) {
       if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
-      if (op->tag.seq != seq || op->tag.sig == 0 || sig == 0 || op->tag.sig == sig) continue;
+      if (op->tag.seq != seq || !transport::signatures_differ(op->tag.sig, sig)) continue;
       const Peer& p = peers_[r];
       return Status(ErrorCode::kDesync,
                     str_printf("rank %d waits for %s seq %llu, but peer rank %d (%s) is in %s "

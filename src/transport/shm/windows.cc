@@ -40,7 +40,7 @@ Status Engine::window_agreement(const transport::Tag& tag, std::uint64_t target)
     const RankSlot& slot = seg_.slot(r);
     const std::uint64_t seq = slot.win_seq[target % 2].load(std::memory_order_relaxed);
     const std::uint64_t sig = slot.win_sig[target % 2].load(std::memory_order_relaxed);
-    if (seq == tag.seq && (sig == tag.sig || sig == 0 || tag.sig == 0)) continue;
+    if (seq == tag.seq && !transport::signatures_differ(sig, tag.sig)) continue;
     const Peer& p = peers_[r];
     return Status(ErrorCode::kDesync,
                   str_printf("rank %d in %s seq %llu met peer rank %d (%s) in %s seq %llu at "

@@ -186,7 +186,7 @@ Status Engine::overtaken_status(const Peer& p, const Op& op, const transport::Ta
 void Engine::fail_overtaken(Peer& p, const transport::Tag& later) {
   for (auto it = p.posted.begin(); it != p.posted.end();) {
     Op* op = *it;
-    if (op->tag.comm == later.comm && op->tag.seq < later.seq) {
+    if (later.overtakes(op->tag)) {
       it = p.posted.erase(it);
       complete(op, overtaken_status(p, *op, later));
       cv_.notify_all();
@@ -198,7 +198,7 @@ void Engine::fail_overtaken(Peer& p, const transport::Tag& later) {
 
 bool Engine::overtaken(Peer& p, Op* op) {
   for (const Unexpected& u : p.unexpected) {
-    if (u.tag.comm == op->tag.comm && u.tag.seq > op->tag.seq) {
+    if (u.tag.overtakes(op->tag)) {
       complete(op, overtaken_status(p, *op, u.tag));
       return true;
     }

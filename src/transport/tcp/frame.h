@@ -47,8 +47,7 @@ struct FrameHeader {
   std::uint64_t progress = 0;
 };
 
-// True when two operation signatures are both set and differ (0 = not checked).
-inline bool signatures_differ(std::uint64_t a, std::uint64_t b) { return a != 0 && b != 0 && a != b; }
+using transport::signatures_differ;
 
 // arg of an abort frame: error code in bits 0-31, culprit peer rank + 1 in bits 32-63
 // (0 = unknown).

@@ -1,0 +1,216 @@
+// CommImpl's operation path: the issue step (caller's thread: refuse-check, seq,
+// signature, flight-recorder entry, algorithm, window ticket) and the execute step
+// (deadline, window turn, algorithm or transfer, completion or failure), shared by
+// blocking calls (both steps inline), streams and groups.
+#include "algo/signature.h"
+#include "core/comm_impl.h"
+#include "diag/log.h"
+#include "util/strings.h"
+
+namespace chorus::core {
+
+namespace {
+
+constexpr std::uint32_t kP2pCommBit = 0x80000000u;
+
+// Sender and receiver of a point-to-point message share one signature: its size.
+std::uint64_t p2p_signature(std::size_t bytes) {
+  return algo::make_signature(algo::CollKind::kSend, DataType::kUint8, bytes, ReduceOp::kSum,
+                              false, 0, false);
+}
+
+bool has_op(algo::CollKind k) {
+  return k == algo::CollKind::kAllReduce || k == algo::CollKind::kReduce ||
+         k == algo::CollKind::kReduceScatter;
+}
+
+bool has_root(algo::CollKind k) {
+  return k == algo::CollKind::kReduce || k == algo::CollKind::kBroadcast ||
+         k == algo::CollKind::kGather || k == algo::CollKind::kScatter;
+}
+
+}  // namespace
+
+Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label) {
+  if (in_group()) {
+    auto p = std::make_unique<PendingOp>();
+    CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &p->op));
+    if (kind == algo::CollKind::kAllToAllV) p->own_v_arrays(size_);
+    submit(std::move(p));
+    return Status::ok();
+  }
+  sync_default_stream();
+  IssuedOp op;
+  CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &op));
+  Status s = execute(op);
+  retire();
+  return s;
+}
+
+Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
+  // The transport only reads a send buffer; one path serves both directions.
+  return point_to_point(true, const_cast<void*>(buf), bytes, peer);
+}
+
+Status CommImpl::recv(void* buf, std::size_t bytes, int peer) {
+  return point_to_point(false, buf, bytes, peer);
+}
+
+Status CommImpl::point_to_point(bool sending, void* buf, std::size_t bytes, int peer) {
+  if (in_group()) {
+    auto p = std::make_unique<PendingOp>();
+    CHORUS_RETURN_IF_ERROR(issue_p2p(sending, buf, bytes, peer, 0, &p->op));
+    submit(std::move(p));
+    return Status::ok();
+  }
+  sync_default_stream();
+  IssuedOp op;
+  CHORUS_RETURN_IF_ERROR(issue_p2p(sending, buf, bytes, peer, 0, &op));
+  Status s = execute_p2p(op);
+  retire();
+  return s;
+}
+
+Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& args,
+                                  const char* label, int stream, IssuedOp* out) {
+  const char* name = label != nullptr ? label : algo::to_string(kind);
+  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq_));
+  IssuedOp& op = *out;
+  op.name = name;
+  op.kind = kind;
+  op.args = args;
+  op.stream = stream;
+  op.timeout = cfg_.timeout;
+  const std::uint64_t seq = next_seq_++;
+  op.args.comm = comm_id_;
+  op.args.seq = seq;
+  op.args.chunk_bytes = cfg_.chunk_bytes;
+  op.args.sig = cfg_.desync_check ? algo::make_signature(kind, args.dtype, args.count, args.op,
+                                                         has_op(kind), args.root, has_root(kind))
+                                  : 0;
+  diag::OpIdentity id;
+  id.seq = seq;
+  id.name = name;
+  id.dtype = kind == algo::CollKind::kBarrier ? "" : chorus::to_string(args.dtype);
+  id.redop = has_op(kind) ? chorus::to_string(args.op) : "";
+  id.count = args.count;
+  id.root = has_root(kind) ? args.root : -1;
+  id.bytes = args.count * dtype_size(args.dtype);
+  op.stream_label = streams_[stream]->label();
+  id.stream = op.stream_label;
+  op.rec = recorder_->issue(id);
+  if (!in_group()) choose(op);  // a group chooses at its end, after fusing
+  inflight_.fetch_add(1, std::memory_order_acq_rel);
+  return Status::ok();
+}
+
+void CommImpl::choose(IssuedOp& op) {
+  const std::size_t bytes = op.args.count * dtype_size(op.args.dtype);
+  op.choice = selector_.choose(op.kind, bytes, size_, transport_->shared_windows() != nullptr);
+  op.ticket = op.choice.uses_windows ? static_cast<std::int64_t>(tickets_.take()) : -1;
+}
+
+Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int stream,
+                           IssuedOp* out) {
+  const char* name = sending ? "send" : "recv";
+  std::uint64_t& next_seq = sending ? send_seq_[peer] : recv_seq_[peer];
+  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq));
+  IssuedOp& op = *out;
+  op.p2p = true;
+  op.name = name;
+  op.sending = sending;
+  op.buf = buf;
+  op.bytes = bytes;
+  op.peer = peer;
+  op.stream = stream;
+  op.timeout = cfg_.timeout;
+  op.tag = transport::Tag{comm_id_ | kP2pCommBit, next_seq++, 0,
+                          cfg_.desync_check ? p2p_signature(bytes) : 0};
+  op.stream_label = streams_[stream]->label();
+  op.rec = record_p2p(name, op.tag.seq, peer, bytes, op.stream_label);
+  inflight_.fetch_add(1, std::memory_order_acq_rel);
+  return Status::ok();
+}
+
+std::string CommImpl::op_context(const IssuedOp& op) const {
+  const auto seq = static_cast<unsigned long long>(op.seq());
+  if (op.p2p)
+    return str_printf("rank %d in %s seq %llu %s rank %d (%zu bytes)", rank_, op.name, seq,
+                      op.sending ? "to" : "from", op.peer, op.bytes);
+  return str_printf("rank %d in %s seq %llu (%s x %zu, algo %s)", rank_, op.name, seq,
+                    chorus::to_string(op.args.dtype), op.args.count, op.choice.name);
+}
+
+Status CommImpl::drop(IssuedOp& op, Status why) {
+  if (op.ticket >= 0) tickets_.release(static_cast<std::uint64_t>(op.ticket));
+  op.ticket = -1;
+  if (why.is_ok())  // not expected: a stopped window turn without a recorded cause
+    why = Status(ErrorCode::kAborted,
+                 str_printf("rank %d: %s seq %llu was abandoned", rank_, op.name,
+                            static_cast<unsigned long long>(op.seq())),
+                 -1, static_cast<std::int64_t>(op.seq()));
+  recorder_->failed(op.rec, why.message());
+  return why;
+}
+
+Status CommImpl::execute(IssuedOp& op) {
+  if (op.p2p) return execute_p2p(op);
+  const std::uint64_t seq = op.args.seq;
+  Status refused = refuse(op.name, seq);
+  if (!refused.is_ok()) return drop(op, std::move(refused));
+  op.args.deadline = Deadline::after(op.timeout);
+  op.args.sig = order_flag(op.args.sig);
+  if (op.ticket >= 0) {
+    const auto turn = tickets_.wait_turn(static_cast<std::uint64_t>(op.ticket), op.args.deadline);
+    if (turn == WindowTickets::Wait::kStopped) return drop(op, refuse(op.name, seq));
+    if (turn == WindowTickets::Wait::kTimeout) {
+      tickets_.release(static_cast<std::uint64_t>(op.ticket));
+      op.ticket = -1;
+      return fail(Status(ErrorCode::kTimeout,
+                         "deadline passed waiting for an earlier operation that uses the "
+                         "shared windows to finish on this rank",
+                         -1, static_cast<std::int64_t>(seq)),
+                  op_context(op), op.rec);
+    }
+  }
+  CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s stream %s", op.name,
+             static_cast<unsigned long long>(seq), op.args.count,
+             chorus::to_string(op.args.dtype), op.choice.name, op.stream_label);
+  recorder_->start(op.rec, op.choice.name);
+  Status s = op.choice.fn(*transport_, op.args);
+  if (op.ticket >= 0) tickets_.release(static_cast<std::uint64_t>(op.ticket));
+  op.ticket = -1;
+  if (s.is_ok()) {
+    recorder_->done(op.rec);
+    note_progress(seq);
+    return s;
+  }
+  return fail(s.with_seq(static_cast<std::int64_t>(seq)), op_context(op), op.rec);
+}
+
+Status CommImpl::execute_p2p(IssuedOp& op) {
+  Status refused = refuse(op.name, op.tag.seq);
+  if (!refused.is_ok()) return drop(op, std::move(refused));
+  recorder_->start(op.rec, "p2p");
+  const Deadline deadline = Deadline::after(op.timeout);
+  op.tag.sig = order_flag(op.tag.sig);
+  Status s = op.sending ? transport::send(*transport_, op.peer, op.tag, op.buf, op.bytes, deadline)
+                        : transport::recv(*transport_, op.peer, op.tag, op.buf, op.bytes, deadline);
+  if (s.is_ok()) {
+    recorder_->done(op.rec);
+    return s;
+  }
+  return fail(s.with_peer(op.peer).with_seq(static_cast<std::int64_t>(op.tag.seq)),
+              op_context(op), op.rec);
+}
+
+void CommImpl::note_progress(std::uint64_t seq) {
+  // Streams complete out of order: peers are told the highest completed seq.
+  std::uint64_t seen = done_max_.load(std::memory_order_relaxed);
+  while (seen < seq + 1 &&
+         !done_max_.compare_exchange_weak(seen, seq + 1, std::memory_order_relaxed)) {
+  }
+  if (seen < seq + 1) transport_->set_progress(seq);
+}
+
+}  // namespace chorus::core

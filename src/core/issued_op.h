@@ -1,0 +1,51 @@
+// IssuedOp / PendingOp: one operation after its issue step (seq, signature, flight-recorder
+// entry, algorithm and window ticket fixed on the issuing thread), waiting for its execute
+// step (inline for a blocking call, on a stream's worker, or at the end of a group).
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "algo/algorithm.h"
+#include "algo/selector.h"
+#include "core/work_state.h"
+#include "transport/transport.h"
+
+namespace chorus::core {
+
+struct IssuedOp {
+  const char* name = "";  // static storage: "all_reduce", "agree", "send", ...
+  bool p2p = false;
+  // Collectives: kind, arguments (comm, seq, sig, chunk_bytes stamped; the deadline is
+  // set when execution starts), algorithm and window ticket (-1 = none). Inside a group
+  // the algorithm and ticket are fixed at group_end() (fusion changes the sizes).
+  algo::CollKind kind = algo::CollKind::kBarrier;
+  algo::CollArgs args;
+  algo::Choice choice{"none", nullptr, false};
+  std::int64_t ticket = -1;
+  // Point-to-point: direction, buffer, peer and tag (per-peer seq).
+  bool sending = false;
+  void* buf = nullptr;
+  std::size_t bytes = 0;
+  int peer = -1;
+  transport::Tag tag;
+  std::uint64_t rec = 0;  // flight-recorder id
+  std::chrono::milliseconds timeout{0};  // the deadline's length, as set at issue
+  int stream = 0;
+  const char* stream_label = "default";  // the stream's label (outlives the op)
+  std::uint64_t seq() const { return p2p ? tag.seq : args.seq; }
+};
+
+// An issued operation that runs later: queued on a stream or recorded in a group.
+struct PendingOp {
+  IssuedOp op;
+  std::shared_ptr<WorkState> work;  // null for a blocking call recorded in a group
+  std::vector<std::size_t> v_arrays;  // all_to_all_v: the caller's four arrays, copied
+  // all_to_all_v: copies the count/displacement arrays (size() entries each) and points
+  // the arguments at the copies, so the caller's spans may go away after the call.
+  void own_v_arrays(int size);
+};
+
+}  // namespace chorus::core
