@@ -27,7 +27,7 @@ PyWork run_async(py::object self, Prepared p, py::handle stream, F f) {
   const Stream s = to_stream(stream);
   Work w = c.blocking([&](Communicator& comm) { return f(comm, p, s); });
   c.hold_until_done(w, p.keep);
-  return PyWork{w, self};
+  return PyWork{w, self, c.group_depth > 0};
 }
 
 PyComm& comm_of(py::object& self) { return self.cast<PyComm&>(); }

@@ -67,7 +67,8 @@ class PyComm {
 
 struct PyWork {
   Work work;
-  py::object owner;  // the chorus.Communicator (None for the Work handed to callbacks)
+  py::object owner;      // the chorus.Communicator (None for the Work handed to callbacks)
+  bool grouped = false;  // issued inside a group: only group_end() completes it
 };
 
 // Every live PyComm, closed at interpreter exit (chorus/__init__.py registers it with

@@ -52,6 +52,10 @@ void on_complete(PyWork& w, py::function fn) {
 }
 
 bool wait(PyWork& w, py::object timeout) {
+  // A Work of a group still open completes only at group_end(): waiting would hang.
+  if (w.grouped && !w.work.test() && w.owner.cast<PyComm&>().group_depth > 0)
+    throw_invalid("wait() on a Work of a group that is still open would never return; "
+                  "call group_end() first");
   bool done = true;
   if (timeout.is_none()) {
     py::gil_scoped_release release;

@@ -145,6 +145,7 @@ def test_groups(comm):
     a, b = np.ones(8), np.full(8, 2.0)
     comm.group_start()
     w1, w2 = comm.all_reduce_async(a), comm.all_reduce_async(b)
+    expect_error(chorus.InvalidArgumentError, w1.wait, "group_end")  # would never return
     comm.group_end()
     check(w1.test() and w2.test(), "Works of a group are complete at its end")
     check_equal(a + b, np.full(8, 3.0 * n), "fused all_reduces")

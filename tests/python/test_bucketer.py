@@ -22,6 +22,7 @@ def expected(a, i, it, n, op):
 
 
 def run(comm, op, compression, iterations=3):
+    op_name = op if isinstance(op, str) else op.name.lower()
     arrays = [np.zeros(s, dtype=np.float32) for s in SIZES]
     arrays += [np.zeros(100, dtype=np.float64), np.zeros(50, dtype=np.int32)]
     b = chorus.Bucketer(comm, bucket_bytes=16 << 10, op=op, compression=compression)
@@ -40,7 +41,7 @@ def run(comm, op, compression, iterations=3):
             check(b.num_buckets >= 3, f"several buckets: {b.num_buckets}")
         for i, a in enumerate(arrays):
             # int32 avg truncates; the values here divide evenly or are float.
-            check_equal(a, expected(a, i, it, n, op), f"{op} {compression} it {it} array {i}")
+            check_equal(a, expected(a, i, it, n, op_name), f"{op} {compression} it {it} array {i}")
     return b, arrays
 
 
