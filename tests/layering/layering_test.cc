@@ -1,4 +1,4 @@
-// Checks every #include "..." in src/ and tools/ against the allowed dependency table of
+// Checks every #include "..." in src/, tools/ and python/src/ against the allowed dependency table of
 // docs/ARCHITECTURE.md: a room may include only itself and the rooms below it.
 #include <gtest/gtest.h>
 
@@ -67,22 +67,26 @@ TEST(LayeringTest, RoomsIncludeOnlyRoomsBelowThem) {
   EXPECT_GT(files, 20);
 }
 
+// The tools and the Python module's bindings include only include/chorus and their own files.
 TEST(LayeringTest, ToolsUseOnlyThePublicApi) {
-  const fs::path tools = fs::path(CHORUS_SOURCE_DIR) / "tools";
   const std::regex include_re("^\\s*#\\s*include\\s+\"([^\"]+)\"");
-  for (const auto& entry : fs::recursive_directory_iterator(tools)) {
-    const auto ext = entry.path().extension();
-    if (ext != ".cc" && ext != ".h" && ext != ".cpp") continue;
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      std::smatch m;
-      if (!std::regex_search(line, m, include_re)) continue;
-      const std::string inc = m[1];
-      const std::string room = room_of(inc);
-      EXPECT_FALSE(allowed().count(room))
-          << entry.path().string() << " includes internal header \"" << inc << "\"";
+  for (const char* dir : {"tools", "python/src"}) {
+    int files = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(CHORUS_SOURCE_DIR) / dir)) {
+      const auto ext = entry.path().extension();
+      if (ext != ".cc" && ext != ".h" && ext != ".cpp") continue;
+      ++files;
+      std::ifstream in(entry.path());
+      std::string line;
+      while (std::getline(in, line)) {
+        std::smatch m;
+        if (!std::regex_search(line, m, include_re)) continue;
+        const std::string inc = m[1];
+        EXPECT_FALSE(allowed().count(room_of(inc)))
+            << entry.path().string() << " includes internal header \"" << inc << "\"";
+      }
     }
+    EXPECT_GT(files, 5) << dir;
   }
 }
 

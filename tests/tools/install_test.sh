@@ -30,4 +30,19 @@ g++ -o "$tmp/hello" "$src_dir/examples/hello_allreduce.cpp" \
 out2=$(LD_LIBRARY_PATH="$libdir" timeout 60 "$tmp/prefix/bin/chorus-run" -n 2 "$tmp/hello")
 echo "$out2"
 grep -q "all_reduce over 2 ranks: 3 3 3 3" <<<"$out2" || { echo "pkg-config build printed the wrong sum"; exit 1; }
+# 3. The Python module, when the build has it: imported from the install prefix (its
+# RPATH finds the installed libchorus; no LD_LIBRARY_PATH), run under chorus-run.
+if [ -d "$build_dir/python/chorus" ]; then
+  pydir="$tmp/prefix/lib/python3/dist-packages"
+  for f in chorus/__init__.py; do
+    [ -e "$pydir/$f" ] || { echo "missing $pydir/$f after install"; exit 1; }
+  done
+  ls "$pydir"/chorus/_chorus*.so >/dev/null || { echo "chorus._chorus not installed"; exit 1; }
+  out3=$(cd "$tmp" && PYTHONPATH="$pydir" timeout 60 "$tmp/prefix/bin/chorus-run" -n 2 \
+         /usr/bin/python3 "$src_dir/examples/numpy_allreduce.py")
+  echo "$out3"
+  grep -q "all_reduce over 2 ranks: 1 3 5 7" <<<"$out3" || { echo "installed Python module printed the wrong sum"; exit 1; }
+  where=$(cd "$tmp" && PYTHONPATH="$pydir" /usr/bin/python3 -c "import chorus; print(chorus.__file__)")
+  [[ "$where" == "$pydir"/* ]] || { echo "imported chorus from $where, not the install prefix"; exit 1; }
+fi
 echo "install test passed"

@@ -1,0 +1,151 @@
+// chorus.Communicator: creation (init_from_env, init), identity, timeouts, fault
+// tolerance (agree, abort, shrink, health_check) and the flight record. Blocking calls
+// release the GIL.
+#include "chorus/communicator.h"
+
+#include <string>
+
+#include "bindings.h"
+#include "chorus/store.h"
+#include "errors.h"
+#include "py_comm.h"
+#include "types.h"
+
+namespace chorus::python {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+Options make_options(py::handle timeout, py::handle connect_timeout, py::handle algo) {
+  Options o;
+  o.timeout = to_millis(timeout, "timeout", milliseconds(0));
+  o.connect_timeout = to_millis(connect_timeout, "connect_timeout", milliseconds(0));
+  if (!algo.is_none()) {
+    if (!py::isinstance<py::str>(algo)) throw_invalid("algo must be a string like CHORUS_ALGO");
+    o.algo = algo.cast<std::string>();
+  }
+  return o;
+}
+
+std::unique_ptr<PyComm> wrap(Communicator c) { return std::make_unique<PyComm>(std::move(c)); }
+
+void bind_health_report(py::module_& m) {
+  py::class_<HealthReport>(m, "HealthReport",
+                           "What Communicator.health_check() found (never raised: a report).")
+      .def_readonly("ok", &HealthReport::ok)
+      .def_readonly("code", &HealthReport::code)
+      .def_readonly("message", &HealthReport::message)
+      .def_readonly("ranks_responding", &HealthReport::ranks_responding)
+      .def_property_readonly(
+          "elapsed", [](const HealthReport& r) { return r.elapsed.count() / 1e6; },
+          "Seconds spent in health_check().")
+      .def("__bool__", [](const HealthReport& r) { return r.ok; })
+      .def("__repr__", [](const HealthReport& r) {
+        return "HealthReport(ok=" + std::string(r.ok ? "True" : "False") +
+               ", code=" + to_string(r.code) +
+               ", ranks_responding=" + std::to_string(r.ranks_responding) + ", message='" +
+               r.message + "')";
+      });
+}
+
+}  // namespace
+
+void bind_communicator(py::module_& m) {
+  bind_health_report(m);
+  py::class_<PyComm, std::unique_ptr<PyComm>> cls(
+      m, "Communicator", "A group of ranks that run collectives together (chorus::Communicator).");
+  cls.def_static(
+         "init_from_env",
+         [](py::object timeout, py::object connect_timeout, py::object algo) {
+           const Options o = make_options(timeout, connect_timeout, algo);
+           return wrap([&] {
+             py::gil_scoped_release release;
+             return Communicator::init_from_env(o);
+           }());
+         },
+         py::kw_only(), py::arg("timeout") = py::none(), py::arg("connect_timeout") = py::none(),
+         py::arg("algo") = py::none(),
+         "Builds a communicator from the launcher's environment (chorus-run, torchrun, "
+         "mpirun, srun). Timeouts in seconds (or datetime.timedelta); None = CHORUS_* "
+         "variables.")
+      .def_static(
+          "init",
+          [](int rank, int size, std::shared_ptr<Store> store, py::object timeout,
+             py::object connect_timeout, py::object algo) {
+            const Options o = make_options(timeout, connect_timeout, algo);
+            return wrap([&] {
+              py::gil_scoped_release release;
+              return Communicator::init(rank, size, std::move(store), o);
+            }());
+          },
+          py::arg("rank"), py::arg("size"), py::arg("store"), py::kw_only(),
+          py::arg("timeout") = py::none(), py::arg("connect_timeout") = py::none(),
+          py::arg("algo") = py::none(),
+          "Builds a communicator of `size` ranks through an explicit store.")
+      .def_property_readonly("rank", [](PyComm& c) { return c.get().rank(); })
+      .def_property_readonly("size", [](PyComm& c) { return c.get().size(); })
+      .def_property_readonly("closed", &PyComm::closed)
+      .def("close", &PyComm::close,
+           "Destroys the communicator now (pending operations fail). Idempotent.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyComm& c, py::args) { c.close(); })
+      .def("__repr__",
+           [](PyComm& c) {
+             if (c.closed()) return std::string("<chorus.Communicator (closed)>");
+             return "<chorus.Communicator rank " + std::to_string(c.get().rank()) + " of " +
+                    std::to_string(c.get().size()) + ">";
+           })
+      .def(
+          "agree",
+          [](PyComm& c, bool flag) {
+            return c.blocking([&](Communicator& comm) { return comm.agree(flag); });
+          },
+          py::arg("flag"), "Fault-aware OR across ranks: True everywhere if any rank passed True.")
+      .def(
+          "abort",
+          [](PyComm& c) {
+            if (!c.closed()) c.get().abort();
+          },
+          "Fails every pending and later operation with AbortedError, here and on the "
+          "other ranks. Never blocks or raises (a no-op once closed); callable from any thread.")
+      .def_static(
+          "abort_all", [] { Communicator::abort_all(); },
+          "abort() on every live communicator of this process.")
+      .def(
+          "shrink",
+          [](PyComm& c) {
+            return wrap(c.blocking([](Communicator& comm) { return comm.shrink(); }));
+          },
+          "A new communicator of the surviving ranks; this one is aborted.")
+      .def(
+          "health_check",
+          [](PyComm& c, py::object timeout) {
+            const milliseconds t = to_millis(timeout, "timeout", milliseconds(0));
+            return c.blocking([&](Communicator& comm) { return comm.health_check(t); });
+          },
+          py::arg("timeout") = py::none(),
+          "A small verified collective under a deadline (seconds; None = the "
+          "communicator's timeout). Returns a HealthReport, never raises for failures.")
+      .def(
+          "set_timeout",
+          [](PyComm& c, py::object timeout) {
+            c.get().set_timeout(to_millis(timeout, "timeout", milliseconds(0)));
+          },
+          py::arg("timeout"),
+          "Per-operation deadline in seconds for later operations; 0 or None restores "
+          "the configured one.")
+      .def_property_readonly(
+          "timeout", [](PyComm& c) { return to_seconds(c.get().timeout()); },
+          "The deadline (seconds) in force for the next operation.")
+      .def(
+          "flight_record", [](PyComm& c) { return c.get().flight_record(); },
+          "The flight recorder's text (docs/DIAGNOSTICS.md).")
+      .def(
+          "flight_record_json", [](PyComm& c) { return c.get().flight_record_json(); },
+          "The same record as one JSON object on one line (json.loads it).");
+  m.def("_close_all", &close_all_communicators,
+        "Closes every live communicator (registered with atexit by chorus/__init__.py).");
+}
+
+}  // namespace chorus::python
