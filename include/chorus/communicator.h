@@ -184,7 +184,8 @@ class CHORUS_EXPORT Communicator {
   // same dtype and op whose buffers do not overlap each other's are fused into one
   // operation over a packed buffer (the flight recorder shows one "fused_all_reduce").
   // Every rank must record the same group. Groups nest; only the outermost group_end()
-  // launches. Works returned inside a group complete at its end. agree() and
+  // launches. Works returned inside a group complete at its end (waiting for one on the
+  // thread that has yet to call group_end() throws kInvalidArgument). agree() and
   // health_check() need their result at once and throw kInvalidArgument inside a group.
   // Throws kInvalidArgument for group_end() without group_start().
   void group_start();

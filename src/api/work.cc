@@ -22,8 +22,20 @@ Work::Work(std::shared_ptr<core::WorkState> state) : state_(std::move(state)) {}
 
 bool Work::test() const noexcept { return !state_ || state_->is_complete(); }
 
+namespace {
+// Waiting on this thread for an operation of its own open group would never return.
+void refuse_deferred(const core::WorkState& st) {
+  if (st.waiting_would_hang())
+    throw Error(ErrorCode::kInvalidArgument,
+                str_printf("wait() on %s seq %lld, issued in a group that has not ended: "
+                           "it runs at group_end(); call that first",
+                           st.name(), static_cast<long long>(st.seq())));
+}
+}  // namespace
+
 void Work::wait() const {
   if (!state_) return;
+  refuse_deferred(*state_);
   state_->wait();
   throw_if_failed(*state_);
 }
@@ -34,6 +46,7 @@ bool Work::wait(std::chrono::milliseconds timeout) const {
                 str_printf("timeout must be >= 0 ms, got %lld",
                            static_cast<long long>(timeout.count())));
   if (!state_) return true;
+  refuse_deferred(*state_);
   if (!state_->wait_until(std::chrono::steady_clock::now() + timeout)) return false;
   throw_if_failed(*state_);
   return true;

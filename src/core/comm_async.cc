@@ -46,6 +46,7 @@ Status CommImpl::check_stream(int id) const {
 std::shared_ptr<WorkState> CommImpl::submit(std::unique_ptr<PendingOp> p) {
   std::shared_ptr<WorkState> work = p->work;
   if (in_group()) {
+    if (work) work->set_deferred(std::this_thread::get_id());
     group_.push_back(std::move(p));
   } else {
     StreamQueue& q = *streams_[p->op.stream];

@@ -83,6 +83,8 @@ Status CommImpl::group_end() {
   std::vector<std::unique_ptr<PendingOp>> ops;
   ops.swap(group_);
   if (ops.empty()) return Status::ok();
+  for (const auto& p : ops)
+    if (p->work) p->work->clear_deferred();
   // Earlier operations of the streams the group uses (and of the default stream, where
   // the group runs) finish first.
   sync_default_stream();

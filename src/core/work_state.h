@@ -43,6 +43,19 @@ class WorkState : public std::enable_shared_from_this<WorkState> {
   // when the operation is already complete.
   void on_complete(Callback cb);
 
+  // Issued inside a group that has not ended yet, by thread `by`: it cannot complete
+  // before that thread calls group_end(), so that thread must not wait for it.
+  void set_deferred(std::thread::id by) {
+    std::lock_guard<std::mutex> g(mu_);
+    deferred_by_ = by;
+  }
+  void clear_deferred() { set_deferred(std::thread::id()); }
+  // True when the calling thread would wait forever (see set_deferred).
+  bool waiting_would_hang() const {
+    std::lock_guard<std::mutex> g(mu_);
+    return deferred_by_ == std::this_thread::get_id() && !finished_;
+  }
+
   std::int64_t seq() const { return seq_; }
   const char* name() const { return name_; }
 
@@ -56,6 +69,7 @@ class WorkState : public std::enable_shared_from_this<WorkState> {
   std::vector<Callback> callbacks_;
   bool finished_ = false;    // outcome recorded and callbacks run
   std::thread::id completer_;  // the thread running the callbacks
+  std::thread::id deferred_by_;  // see set_deferred()
   bool finished_locked() const;  // REQUIRES mu_
 };
 

@@ -145,6 +145,16 @@ TEST(Groups, GroupEndWithoutStartIsInvalid) {
     expect_error(ErrorCode::kInvalidArgument, [&] { comm.agree(true); }, "group");
     comm.group_end();
     check(comm.agree(comm.rank() == 1), "agree after the group");
+    // Waiting for an operation of one's own open group would never return: refused.
+    std::vector<float> v(8, 1.0f);
+    comm.group_start();
+    Work w = comm.all_reduce_async(v.data(), v.data(), v.size(), DataType::kFloat32,
+                                   ReduceOp::kSum);
+    expect_error(ErrorCode::kInvalidArgument, [&] { w.wait(); }, "group_end");
+    expect_error(ErrorCode::kInvalidArgument, [&] { w.wait(milliseconds(10)); }, "group_end");
+    comm.group_end();
+    w.wait();
+    check(v[0] == static_cast<float>(comm.size()), "wrong sum after the group");
   };
   EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(30000))));
 }
