@@ -24,7 +24,6 @@ struct Choice {
 struct SelectorConfig {
   std::size_t small_bytes = 64 << 10;  // all_reduce <= this: latency algorithms
   std::string override_spec;           // CHORUS_ALGO syntax: "ring" or "all_reduce:rhd,broadcast:tree"
-  std::size_t direct_bytes = 1 << 20;  // all_reduce >= this with shared windows: shm_direct
 };
 
 class Selector {

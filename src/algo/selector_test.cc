@@ -27,13 +27,16 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 1, 8).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16, 2).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, true).name, "shm_direct");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 256 << 10, 2, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (256 << 10) + 4, 2, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 128 << 10, 4, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, false).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 1, true).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 2, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 8, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 32 << 10, 8, true).name, "shm");
   EXPECT_TRUE(s.choose(CollKind::kAllReduce, 8, 2, true).uses_windows);
-  EXPECT_FALSE(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).uses_windows);
+  EXPECT_TRUE(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).uses_windows);
   for (CollKind k : {CollKind::kReduce, CollKind::kBroadcast, CollKind::kAllGather,
                      CollKind::kReduceScatter, CollKind::kAllToAll, CollKind::kBarrier}) {
     EXPECT_STREQ(s.choose(k, 1 << 20, 4, true).name, "shm") << to_string(k);
