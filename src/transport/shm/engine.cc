@@ -10,7 +10,6 @@
 
 #include "diag/log.h"
 #include "transport/shm/doorbell.h"
-#include "util/cpus.h"
 #include "util/strings.h"
 
 namespace chorus::shm {
@@ -28,11 +27,10 @@ Engine::Engine(const ShmOptions& opts, Segment seg)
       size_(opts.size),
       copy_out_bytes_(std::min<std::size_t>(opts.copy_out_bytes, opts.ring_bytes)),
       describe_sig_(opts.describe_sig),
-      may_spin_(opts.size <= usable_cores()),
       seg_(std::move(seg)),
       me_(seg_.slot(opts.rank)),
       peers_(static_cast<std::size_t>(opts.size)),
-      backoff_(may_spin_) {
+      backoff_() {
   const std::string host = host_name();
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];

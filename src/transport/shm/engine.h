@@ -163,7 +163,6 @@ class Engine {
   const int size_;
   const std::size_t copy_out_bytes_;
   const transport::SignatureFormatter describe_sig_;
-  const bool may_spin_;  // a core for every rank of the segment: waiters may spin briefly
   Segment seg_;
   RankSlot& me_;
 

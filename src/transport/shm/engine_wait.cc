@@ -14,7 +14,6 @@
 namespace chorus::shm {
 
 namespace {
-constexpr int kPausesPerSpin = 16;  // per spinning progress check
 constexpr int kSleepCapMs = 10;     // futex sleep bound: liveness and deadline re-checks
 }  // namespace
 
@@ -103,14 +102,9 @@ bool Engine::drive(std::unique_lock<std::mutex>& lk, Deadline deadline) {
     backoff_.reset();
     return false;
   }
-  const Backoff::Phase phase = backoff_.next();
-  if (phase != Backoff::Phase::kSleep) {
+  if (backoff_.keep_polling()) {
     lk.unlock();
-    if (phase == Backoff::Phase::kSpin) {
-      for (int i = 0; i < kPausesPerSpin; ++i) cpu_relax();
-    } else {
-      ::sched_yield();
-    }
+    ::sched_yield();
     lk.lock();
     return false;
   }

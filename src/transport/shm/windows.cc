@@ -1,7 +1,6 @@
 // Shared-window barriers: every rank publishes how many barriers it has reached in its
 // rank slot and waits until every other rank has reached as many. Waiting backs off
-// (backoff.h: brief spin when every rank has a core, yield polling, then sleeping on the
-// doorbell, which arrivals ring); while it waits it checks the deadline, aborts published
+// (backoff.h: yield polling, then sleeping on the doorbell, which arrivals ring); while it waits it checks the deadline, aborts published
 // by any rank and peer liveness, so it never hangs.
 #include <sched.h>
 
@@ -14,8 +13,7 @@
 namespace chorus::shm {
 
 namespace {
-constexpr int kPausesPerSpin = 16;  // per spinning check
-constexpr int kChecksPerLook = 64;  // spinning checks between failure / deadline looks
+constexpr unsigned kRoundsPerLook = 16;  // polls between failure / deadline looks
 constexpr int kSleepCapMs = 5;      // futex sleep bound: deadline and liveness re-checks
 }  // namespace
 
@@ -75,15 +73,12 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
     }
     return true;
   };
-  Backoff backoff(may_spin_);
-  for (int round = 0;; ++round) {
+  Backoff backoff;
+  for (unsigned round = 0;; ++round) {
     if (all_arrived()) break;
-    const Backoff::Phase phase = backoff.next();
-    if (phase == Backoff::Phase::kSpin) {
-      for (int i = 0; i < kPausesPerSpin; ++i) cpu_relax();
-      if (round % kChecksPerLook != kChecksPerLook - 1) continue;
-    } else if (phase == Backoff::Phase::kYield) {
+    if (backoff.keep_polling()) {
       ::sched_yield();
+      if (round % kRoundsPerLook != kRoundsPerLook - 1) continue;
     } else {
       const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
       me_.sleeping.store(1, std::memory_order_seq_cst);
