@@ -1,7 +1,9 @@
 // Ring algorithms: reduce_scatter, all_gather, and all_reduce = reduce-scatter followed
 // by all-gather. Each step moves one block to the right neighbour in chunks; a chunk is
 // forwarded as soon as it has arrived (and been reduced), so the ring stays pipelined.
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "algo/algorithm.h"
@@ -27,8 +29,17 @@ struct Layout {
   std::size_t max_block() const { return uniform ? count : split_block(count, n, 0).count; }
 };
 
+// Chunk buffers the last reduce-scatter step cycles through: the chunk that just arrived
+// is reduced while the next ones stream in, and the buffers stay in cache instead of a
+// block-sized buffer being faulted in and zeroed on every call.
+constexpr std::size_t kLastStepSlots = 4;
+
 // Reduce-scatter over the n blocks of `src`; rank r's reduced block (not finalized) is
 // written to `out`, which may be exactly src's block r. Uses steps [step0, step0 + (n-1)*mc).
+// Steps 0..n-3 (n > 2) receive into two block-sized buffers, since what they reduce is
+// forwarded from there; the last step receives into kLastStepSlots chunk-sized slots,
+// each reposted as soon as its chunk has been reduced into `out` (no send depends on a
+// slot, so recycling them cannot deadlock the ring).
 Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src, char* out,
                     const Layout& lay, std::uint32_t step0) {
   const int r = t.rank(), n = t.size(), next = ring_next(r, n), prev = ring_prev(r, n);
@@ -38,8 +49,10 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
   auto step = [&](int s, std::size_t c) {
     return a.tag(step0 + static_cast<std::uint32_t>(s * mc + c));
   };
-  std::vector<char> tmp[2] = {std::vector<char>(lay.max_block() * esz),
-                              std::vector<char>(n > 2 ? lay.max_block() * esz : 0)};
+  // Not zero-filled: every byte is written by a receive before it is read.
+  const std::size_t block_bytes = n > 2 ? lay.max_block() * esz : 0;
+  std::unique_ptr<char[]> tmp[2] = {std::make_unique_for_overwrite<char[]>(block_bytes),
+                                    std::make_unique_for_overwrite<char[]>(n > 3 ? block_bytes : 0)};
   std::vector<std::vector<RequestPtr>> sends(n);
   // Step 0 sends block r-1 straight from the input.
   const Block first = lay.block(mod(r - 1, n));
@@ -50,10 +63,9 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
                                                       k.count * esz));
     sends[0].push_back(std::move(s));
   }
-  for (int s = 0; s < n - 1; ++s) {
-    const bool last = s == n - 2;
+  for (int s = 0; s < n - 2; ++s) {
     const Block b = lay.block(mod(r - s - 2, n));
-    char* buf = tmp[s % 2].data();
+    char* buf = tmp[s % 2].get();
     // tmp[s % 2] was the source of step s-1's sends (posted during step s-2).
     if (s >= 1) CHORUS_RETURN_IF_ERROR(wait_all(t, sends[s - 1], a.deadline));
     std::vector<RequestPtr> recvs;
@@ -66,15 +78,36 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
     for (std::size_t c = 0; c < recvs.size(); ++c) {
       const Block k = ch.chunk(b.count, c);
       CHORUS_RETURN_IF_ERROR(transport::wait_one(t, recvs[c].get(), a.deadline));
-      char* dst = (last ? out : buf) + k.offset * esz;
-      kernels::reduce(dst, buf + k.offset * esz, src + (b.offset + k.offset) * esz, k.count,
-                      a.dtype, a.op);
-      if (!last) {
-        CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_send(next, step(s + 1, c), dst,
-                                                          k.count * esz));
-        sends[s + 1].push_back(std::move(q));
-      }
+      char* dst = buf + k.offset * esz;
+      kernels::reduce(dst, dst, src + (b.offset + k.offset) * esz, k.count, a.dtype, a.op);
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_send(next, step(s + 1, c), dst,
+                                                        k.count * esz));
+      sends[s + 1].push_back(std::move(q));
     }
+  }
+  // Last step: block r, reduced into `out` through the slots.
+  const int s = n - 2;
+  const Block b = lay.block(r);
+  const std::size_t chunks = ch.chunks(b.count);
+  const std::size_t nslots = std::min(chunks, kLastStepSlots);
+  const std::size_t slot_bytes = std::min(ch.elems, b.count) * esz;
+  auto slots = std::make_unique_for_overwrite<char[]>(nslots * slot_bytes);
+  std::vector<RequestPtr> recvs(nslots);
+  auto post = [&](std::size_t c) -> Status {
+    const Block k = ch.chunk(b.count, c);
+    CHORUS_ASSIGN_OR_RETURN(recvs[c % nslots], t.post_recv(prev, step(s, c),
+                                                           slots.get() + (c % nslots) * slot_bytes,
+                                                           k.count * esz));
+    return Status();
+  };
+  for (std::size_t c = 0; c < nslots; ++c) CHORUS_RETURN_IF_ERROR(post(c));
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const Block k = ch.chunk(b.count, c);
+    CHORUS_RETURN_IF_ERROR(transport::wait_one(t, recvs[c % nslots].get(), a.deadline));
+    kernels::reduce(out + k.offset * esz, slots.get() + (c % nslots) * slot_bytes,
+                    src + (b.offset + k.offset) * esz, k.count, a.dtype, a.op);
+    recvs[c % nslots].reset();
+    if (c + nslots < chunks) CHORUS_RETURN_IF_ERROR(post(c + nslots));
   }
   for (auto& v : sends) CHORUS_RETURN_IF_ERROR(wait_all(t, v, a.deadline));
   return Status();
