@@ -19,6 +19,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import machine  # noqa: E402  (after the line above)
 from systems import Cell, make_systems  # noqa: E402
+from stream import describe_all, make_streams  # noqa: E402
 from table import Results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,7 +44,10 @@ def parse_args(argv):
     p.add_argument("--ops", help="comma-separated ops, or all (the default)")
     p.add_argument("-r", "--repeats", type=int, help="interleaved repeats, median taken (3)")
     p.add_argument("--chorus-tcp", action="store_true",
-                   help="add a chorus-tcp column (CHORUS_TRANSPORT=tcp)")
+                   help="add a chorus-tcp column (CHORUS_TRANSPORT=tcp) and the loopback "
+                   "stream baseline")
+    p.add_argument("--stream-bytes", default="1G",
+                   help="bytes of each loopback stream measurement (default 1G)")
     p.add_argument("--quick", action="store_true",
                    help="2 ranks, all_reduce and broadcast, few sizes, 1 repeat")
     p.add_argument("--no-install", action="store_true", help="do not run install-deps.sh")
@@ -71,7 +75,7 @@ def step(msg, argv, **kw):
 
 
 def prepare(a):
-    """Builds Chorus and the peers; returns (have_mpi, have_gloo, peer_dir)."""
+    """Builds Chorus and the peers; returns (have_mpi, have_gloo, have_stream, peer_dir)."""
     bench = os.path.join(a.build_dir, "tools", "chorus-bench", "chorus-bench")
     run = os.path.join(a.build_dir, "tools", "chorus-run", "chorus-run")
     if not (os.path.exists(bench) and os.path.exists(run)):
@@ -87,11 +91,12 @@ def prepare(a):
                 and step("building mpi_bench", [build, peer_dir, "mpi"]))
     have_gloo = (os.path.isdir("/usr/include/gloo")
                  and step("building gloo_bench", [build, peer_dir, "gloo"]))
+    have_stream = a.chorus_tcp and step("building tcp_stream", [build, peer_dir, "stream"])
     for name, ok in [("Open MPI", have_mpi), ("Gloo", have_gloo)]:
         if not ok:
             print("compare: %s is not available; its columns are left out" % name,
                   file=sys.stderr)
-    return have_mpi, have_gloo, peer_dir
+    return have_mpi, have_gloo, have_stream, peer_dir
 
 
 def cells(a):
@@ -106,9 +111,11 @@ def cells(a):
 def main(argv):
     a = parse_args(argv)
     os.chdir(ROOT)
-    have_mpi, have_gloo, peer_dir = prepare(a)
+    have_mpi, have_gloo, have_stream, peer_dir = prepare(a)
     systems = make_systems(a.build_dir, peer_dir, a.chorus_tcp, have_mpi, have_gloo)
     results = Results([s.name for s in systems])
+    streams = make_streams(peer_dir, a.stream_bytes) if have_stream else []
+    results.stream_names = [st.name for st in streams]
     log_path = a.log or os.path.join(peer_dir, "compare.log")
     os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
     command = "python3 bench/compare/compare.py " + " ".join(argv)
@@ -125,12 +132,22 @@ def main(argv):
                     print("compare: [%d/%d] %d ranks %-14s %-10s %5.1f s%s" % (
                         rep + 1, a.repeats, cell.nranks, cell.op, s.name, time.time() - t0,
                         note), file=sys.stderr)
+                for st in streams if cell.op == "all_reduce" else []:
+                    gbps = st.run(log)
+                    results.add_stream(st.name, gbps)
+                    print("compare: [%d/%d] loopback %s: %s" % (
+                        rep + 1, a.repeats, st.name, "%.2f GB/s" % gbps if gbps else "FAILED"),
+                        file=sys.stderr)
     footer = "Took %.0f s; load average at the end: %s. Launch output: %s" % (
         time.time() - start, machine.loadavg(), log_path)
     table = results.markdown(a.ops, a.ranks)
-    text = "\n\n".join([header, "Cells: median time (us) / busbw (GB/s) over %d interleaved "
-                        "runs; last column: Chorus busbw / best peer busbw (> 1: Chorus "
-                        "faster)." % a.repeats, table, results.summary(a.ops, a.ranks), footer])
+    parts = [header, "Cells: median time (us) / busbw (GB/s) over %d interleaved "
+             "runs; chorus/best peer: Chorus busbw / best peer busbw (> 1: Chorus "
+             "faster)." % a.repeats]
+    if streams:
+        parts.append(describe_all(streams, results))
+    parts += [table, results.summary(a.ops, a.ranks), footer]
+    text = "\n\n".join(parts)
     if results.any_failed():
         text += "\n\nFAILED: rows marked **!** had a wrong result or a failed launch (see log)."
     print(text)

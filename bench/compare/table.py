@@ -13,6 +13,22 @@ class Results:
         self.systems = systems  # column names, launch order
         self.times = {}
         self.failed = {}  # (op, nranks, size or None) -> set of systems
+        self.stream_names = []  # loopback stream variants, column order
+        self.stream = {}  # variant -> GB/s per successful launch
+        self.stream_failed = False
+
+    def add_stream(self, name, gbps):
+        if gbps:
+            self.stream.setdefault(name, []).append(gbps)
+        else:
+            self.stream_failed = True
+
+    def stream_runs(self, name):
+        return list(self.stream.get(name, []))
+
+    def stream_median(self, name):
+        runs = self.stream.get(name)
+        return statistics.median(runs) if runs else None
 
     def add(self, system, cell, result):
         if result.error:
@@ -28,7 +44,7 @@ class Results:
         return system in self.failed.get(key, ()) or system in self.failed.get((op, n, None), ())
 
     def any_failed(self):
-        return bool(self.failed)
+        return bool(self.failed) or self.stream_failed
 
     def busbw(self, key, system):
         """Median-time busbw in GB/s, or None when missing or failed."""
@@ -54,8 +70,21 @@ class Results:
         peers = [p for p in peers if p]
         return mine / max(peers) if mine and peers else None
 
+    def tcp_ratios(self, key):
+        """[chorus-tcp / gloo, chorus-tcp / each stream] as text, with a chorus-tcp column."""
+        if "chorus-tcp" not in self.systems:
+            return []
+        tcp, gloo = self.busbw(key, "chorus-tcp"), self.busbw(key, "gloo")
+        out = ["%.2f" % (tcp / gloo) if tcp and gloo else "n/a"]
+        for name in self.stream_names:
+            stream = self.stream_median(name)
+            out.append("%.0f%%" % (100 * tcp / stream) if tcp and stream else "n/a")
+        return out
+
     def markdown(self, ops, ranks):
-        cols = ["op", "ranks", "size (B)"] + self.systems + ["chorus/best peer"]
+        extra = (["tcp/gloo"] + ["tcp/" + s for s in self.stream_names]
+                 if "chorus-tcp" in self.systems else [])
+        cols = ["op", "ranks", "size (B)"] + self.systems + ["chorus/best peer"] + extra
         lines = ["| " + " | ".join(cols) + " |",
                  "|" + "|".join(["---"] * 2 + ["---:"] * (len(cols) - 2)) + "|"]
         for op in ops:
@@ -67,6 +96,7 @@ class Results:
                     row = [op, str(n), str(size)] + [self.cell_text(key, s) for s in self.systems]
                     row.append("%.2f" % r if r else ("**FAIL**" if self.is_failed(key, "chorus")
                                                      else "n/a"))
+                    row += self.tcp_ratios(key)
                     if any(self.is_failed(key, s) for s in self.systems):
                         row[0] = "**!** " + row[0]
                     lines.append("| " + " | ".join(row) + " |")
