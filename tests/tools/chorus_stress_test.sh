@@ -43,7 +43,7 @@ steps)
   ;;
 duration)
   # Ranks stop together on an agreed deadline: the same step count everywhere.
-  run 4 --duration 3s --size 64K --log-interval 1s; rc=$?
+  run 4 --duration 5s --size 64K --log-interval 1s; rc=$?
   [ $rc -eq 0 ] || fail "exit status $rc"
   steps=$(same_steps 4)
   [ "$steps" -gt 0 ] || fail "no steps ran"
