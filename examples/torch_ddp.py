@@ -5,7 +5,7 @@ built chorus.torch):
 
     PYTHONPATH=build/python build/tools/chorus-run/chorus-run -n 2 /usr/bin/python3 examples/torch_ddp.py
 
-or with torchrun (env:// rendezvous): PYTHONPATH=build/python torchrun --nproc_per_node 2 examples/torch_ddp.py
+or with env:// rendezvous: RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set by any launcher.
 The only change to a gloo script is `import chorus.torch` and the backend name.
 """
 import datetime
@@ -19,7 +19,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 import chorus.torch  # noqa: F401 - registers backend "chorus"
 
 timeout = datetime.timedelta(seconds=60)  # becomes Chorus's per-operation deadline
-if "RANK" in os.environ:  # torchrun: MASTER_ADDR / MASTER_PORT / RANK / WORLD_SIZE
+if "RANK" in os.environ:  # env://: MASTER_ADDR / MASTER_PORT / RANK / WORLD_SIZE
     dist.init_process_group("chorus", timeout=timeout)
 else:  # chorus-run: a torch FileStore named after the job
     rank, size = int(os.environ["CHORUS_RANK"]), int(os.environ["CHORUS_WORLD_SIZE"])
