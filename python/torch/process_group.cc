@@ -167,8 +167,13 @@ bool ChorusWork::wait(std::chrono::milliseconds timeout) {
   } catch (const chorus::Error& e) {
     TORCH_CHECK(false, "chorus backend: ", e.what());
   }
-  std::lock_guard<std::mutex> lock(state_->mu);
-  if (state_->error) std::rethrow_exception(state_->error);
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->error) std::rethrow_exception(state_->error);
+  }
+  // The Future completes on torch's inter-op pool right after: once wait() returns, so
+  // has it (users read work.get_future().value() after wait()).
+  state_->future->wait();
   return true;
 }
 

@@ -191,6 +191,14 @@ def t_async_future(rank, size, gloo):
     dist.all_reduce(b, group=gloo)
     same(doubled, b * 2, "future.then result")
     same(a, b, "async all_reduce")
+    # After wait(), the Future is complete too and holds the output tensors.
+    for _ in range(20):
+        c = data(rank, torch.int32)
+        w = dist.all_reduce(c, async_op=True)
+        w.wait()
+        check(w.get_future().done(), "future done after wait()")
+        check(w.get_future().value()[0] is c or torch.equal(w.get_future().value()[0], c),
+              "future value is the output")
     # Several in flight at once, waited in reverse order.
     ts = [data(rank, torch.float64, salt=i) for i in range(5)]
     works = [dist.all_reduce(t, async_op=True) for t in ts]
