@@ -1,6 +1,8 @@
 """torch.distributed backend "chorus": `import chorus.torch` registers it, then
 `torch.distributed.init_process_group("chorus", ...)` runs every collective through
 Chorus (CPU tensors). Built when CMake finds Torch (CHORUS_BUILD_TORCH); see docs/PYTHON.md."""
+import atexit as _atexit
+
 import torch.distributed as _dist
 
 try:
@@ -20,3 +22,10 @@ def _create(store, rank, world_size, timeout):
 
 if "CHORUS" not in getattr(_dist.Backend, "_plugins", {}) and not hasattr(_dist.Backend, "CHORUS"):
     _dist.Backend.register_backend("chorus", _create)
+
+
+# At exit, let the operations still in flight complete and their Futures' callbacks (Python
+# .then() callbacks among them) run before the interpreter finalizes: Python kills a thread
+# that takes the GIL during finalization, which aborts the process. Bounded: an operation
+# that cannot complete (a peer gone) does not hold the exit for more than 10 s.
+_atexit.register(_chorus_torch._drain, 10.0)

@@ -21,4 +21,12 @@ PYBIND11_MODULE(_chorus_torch, m) {
            }),
            py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
            py::call_guard<py::gil_scoped_release>());
+  m.def("_drain",
+        [](double seconds) {
+          return chorus::torch_backend::drain(std::chrono::milliseconds(
+              static_cast<std::int64_t>(seconds * 1000)));
+        },
+        py::arg("seconds"), py::call_guard<py::gil_scoped_release>(),
+        "Waits until every operation in flight has completed and its Future's callbacks have "
+        "run (at most `seconds`); False on timeout.");
 }

@@ -5,6 +5,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/core/ivalue.h>
 
+#include <condition_variable>
 #include <numeric>
 #include <stdexcept>
 
@@ -132,6 +133,44 @@ void C10dStore::wait(const std::vector<std::string>& keys, std::chrono::millisec
 
 bool C10dStore::check(const std::string& key) { return store_->check({key}); }
 
+// --- Operations in flight (drain) -----------------------------------------------------
+
+namespace {
+std::mutex g_pending_mu;
+std::condition_variable g_pending_cv;
+std::int64_t g_pending = 0;
+
+void pending_add() {
+  std::lock_guard<std::mutex> lock(g_pending_mu);
+  ++g_pending;
+}
+
+void pending_done() {
+  std::lock_guard<std::mutex> lock(g_pending_mu);
+  if (--g_pending == 0) g_pending_cv.notify_all();
+}
+}  // namespace
+
+bool drain(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(g_pending_mu);
+  return g_pending_cv.wait_for(lock, timeout, [] { return g_pending == 0; });
+}
+
+// --- Graveyard ------------------------------------------------------------------------
+
+void Graveyard::bury(std::shared_ptr<WorkState> state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  buried_.push_back(std::move(state));
+}
+
+void Graveyard::clear() {
+  std::vector<std::shared_ptr<WorkState>> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    dead.swap(buried_);
+  }
+}  // `dead` released here, outside the lock
+
 // --- ChorusWork -----------------------------------------------------------------------
 
 ChorusWork::ChorusWork(int rank, c10d::OpType type, chorus::Work work,
@@ -193,7 +232,10 @@ ProcessGroupChorus::ProcessGroupChorus(const c10::intrusive_ptr<c10d::Store>& st
   init();
 }
 
-ProcessGroupChorus::~ProcessGroupChorus() = default;
+ProcessGroupChorus::~ProcessGroupChorus() {
+  comm_.reset();  // completes or fails what is in flight
+  graveyard_->clear();
+}
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
     c10d::OpType type, std::vector<at::Tensor> outputs, std::vector<at::Tensor> keepalive,
@@ -204,6 +246,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
   state->finish = std::move(finish);
   state->future = c10::make_intrusive<c10::ivalue::Future>(
       c10::ListType::create(c10::TensorType::get()));
+  graveyard_->clear();  // earlier operations' tensors, released on this thread
   chorus::Work work;
   {
     std::lock_guard<std::mutex> lock(issue_mu_);
@@ -213,8 +256,19 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
       TORCH_CHECK(false, "chorus backend: ", e.what());
     }
   }
+  pending_add();  // until the Future's callbacks have run (drain)
   auto result = c10::make_intrusive<ChorusWork>(rank_, type, work, state);
-  work.on_complete([state](const chorus::Work& done) {
+  // The background threads hold the state through a slot they empty when done with it,
+  // then bury it (see Graveyard): they never release tensors themselves.
+  struct Slot {
+    std::shared_ptr<WorkState> state;
+  };
+  auto slot = std::make_shared<Slot>(Slot{state});
+  state.reset();
+  std::shared_ptr<Graveyard> graveyard = graveyard_;
+  work.on_complete([slot, graveyard](const chorus::Work& done) {
+    std::shared_ptr<WorkState> state = std::move(slot->state);
+    if (!state) return;
     std::exception_ptr error;
     if (done.state() == chorus::Work::State::kFailed) {
       error = std::make_exception_ptr(std::runtime_error(
@@ -230,17 +284,20 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
       std::lock_guard<std::mutex> lock(state->mu);
       state->done = true;
       state->error = error;
-      state->keepalive.clear();
-      state->finish = nullptr;
+      // keepalive and finish stay until the state is released on a caller's thread.
     }
     // The Future's callbacks (DDP comm hooks) may issue new operations, which Chorus
     // forbids on its completing thread: complete it on torch's inter-op pool instead.
-    at::launch([state, error] {
+    slot->state = std::move(state);
+    at::launch([slot, graveyard, error] {
+      std::shared_ptr<WorkState> state = std::move(slot->state);
       if (error) {
         state->future->setError(error);
       } else {
         state->future->markCompleted(c10::IValue(state->outputs));
       }
+      graveyard->bury(std::move(state));
+      pending_done();
     });
   });
   return result;

@@ -46,6 +46,21 @@ struct WorkState {
   std::exception_ptr error;
 };
 
+// Where background threads (Chorus's completing thread, torch's inter-op pool) leave the
+// WorkStates they are done with, so that their tensors are released on a caller's thread
+// (the next operation's issuing thread, or the group's destruction). Releasing a tensor
+// whose Python object is owned by C++ takes the GIL, and a background thread taking the
+// GIL while the interpreter finalizes is killed by Python (pthread_exit -> std::terminate).
+class Graveyard {
+ public:
+  void bury(std::shared_ptr<WorkState> state);
+  void clear();  // releases what was buried, on the calling thread
+
+ private:
+  std::mutex mu_;
+  std::vector<std::shared_ptr<WorkState>> buried_;
+};
+
 class ChorusWork : public c10d::Work {
  public:
   ChorusWork(int rank, c10d::OpType type, chorus::Work work, std::shared_ptr<WorkState> state);
@@ -61,6 +76,12 @@ class ChorusWork : public c10d::Work {
   chorus::Work work_;
   std::shared_ptr<WorkState> state_;
 };
+
+// Waits (at most `timeout`) until every operation issued by any ProcessGroupChorus has
+// completed and its Future's callbacks have run; false on timeout. chorus/torch.py calls
+// it at exit: a Python .then() callback still running on torch's inter-op pool while the
+// interpreter finalizes would be killed by Python (std::terminate).
+bool drain(std::chrono::milliseconds timeout);
 
 class ProcessGroupChorus : public c10d::ProcessGroup {
  public:
@@ -116,6 +137,7 @@ class ProcessGroupChorus : public c10d::ProcessGroup {
                                         std::function<void()> finish = {});
 
   std::mutex issue_mu_;
+  std::shared_ptr<Graveyard> graveyard_ = std::make_shared<Graveyard>();
   std::unique_ptr<chorus::Communicator> comm_;
 };
 
