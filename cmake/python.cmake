@@ -26,3 +26,30 @@ if(CHORUS_BUILD_PYTHON)  # AUTO and ON are true
 else()
   message(STATUS "Python module: skipped (CHORUS_BUILD_PYTHON=OFF)")
 endif()
+
+# The PyTorch backend (python/torch): CHORUS_BUILD_TORCH = AUTO (default: built with the
+# Python module when Torch's CMake package and libtorch_python are found; Debian:
+# python3-torch libtorch-dev), ON (required) or OFF.
+set(CHORUS_BUILD_TORCH AUTO CACHE STRING
+    "Build the PyTorch backend chorus.torch: AUTO (when Torch is found), ON or OFF")
+set_property(CACHE CHORUS_BUILD_TORCH PROPERTY STRINGS AUTO ON OFF)
+if(CHORUS_BUILD_TORCH AND TARGET chorus_python)
+  find_package(Torch QUIET)
+  if(Torch_FOUND OR TORCH_FOUND)
+    find_library(CHORUS_TORCH_PYTHON_LIBRARY torch_python)
+  endif()
+  if((Torch_FOUND OR TORCH_FOUND) AND CHORUS_TORCH_PYTHON_LIBRARY)
+    message(STATUS "PyTorch backend: building against Torch ${Torch_VERSION}")
+    add_subdirectory(python/torch)
+  elseif(CHORUS_BUILD_TORCH STREQUAL "ON")
+    message(FATAL_ERROR "CHORUS_BUILD_TORCH=ON but Torch or libtorch_python was not found "
+                        "(Debian: apt-get install python3-torch libtorch-dev)")
+  else()
+    message(STATUS "PyTorch backend: skipped (Torch not found; Debian: apt-get install "
+                   "python3-torch libtorch-dev)")
+  endif()
+elseif(CHORUS_BUILD_TORCH STREQUAL "ON")
+  message(FATAL_ERROR "CHORUS_BUILD_TORCH=ON needs the Python module (CHORUS_BUILD_PYTHON)")
+else()
+  message(STATUS "PyTorch backend: skipped (CHORUS_BUILD_TORCH=OFF or no Python module)")
+endif()
