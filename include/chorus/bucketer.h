@@ -49,8 +49,8 @@ class CHORUS_EXPORT Bucketer {
   Bucketer& operator=(const Bucketer&) = delete;
 
   // Registers `count` elements of `dtype` at `data`; returns the tensor's index (0, 1,
-  // ...). Throws kInvalidArgument for a null buffer, count 0, an invalid dtype, or after
-  // the first mark_ready().
+  // ...). Throws kInvalidArgument for a null buffer, count 0, an invalid dtype, or once
+  // the buckets are laid out (by the first mark_ready(), finish() or num_buckets()).
   std::size_t add(void* data, std::size_t count, DataType dtype);
   // The tensor's values are final for this iteration. Throws kInvalidArgument for an
   // unknown index or one marked twice in an iteration; communication errors as the

@@ -149,7 +149,8 @@ Bucketer::~Bucketer() {
 std::size_t Bucketer::add(void* data, std::size_t count, DataType dtype) {
   if (state_->frozen)
     throw Error(ErrorCode::kInvalidArgument,
-                "Bucketer::add after the first mark_ready(): register every tensor first");
+                "Bucketer::add after the buckets were laid out (by the first mark_ready(), "
+                "finish() or num_buckets()): register every tensor first");
   api::throw_if_error(api::check_dtype(dtype));
   if (count == 0) throw Error(ErrorCode::kInvalidArgument, "count must be > 0");
   api::throw_if_error(api::check_count("count", count, dtype, 1));
