@@ -52,6 +52,14 @@ Status shm_broadcast(transport::Transport& t, const CollArgs& a);
 Status shm_all_gather(transport::Transport& t, const CollArgs& a);
 Status shm_all_to_all(transport::Transport& t, const CollArgs& a);
 Status shm_barrier(transport::Transport& t, const CollArgs& a);
+// Single copy (shm_single_copy.cc): read peers' buffers straight out of their processes
+// (SharedWindows::read_peer); each falls back to its staged window algorithm above
+// without single-copy reads.
+Status single_copy_all_reduce(transport::Transport& t, const CollArgs& a);
+Status single_copy_reduce_scatter(transport::Transport& t, const CollArgs& a);
+Status single_copy_broadcast(transport::Transport& t, const CollArgs& a);
+Status single_copy_all_gather(transport::Transport& t, const CollArgs& a);
+Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a);
 // reduce_scatter / all_gather (count = elements per rank)
 Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a);
 Status ring_all_gather(transport::Transport& t, const CollArgs& a);

@@ -26,16 +26,21 @@ constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "tree", tree_all_reduce},
     {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce, true},
     {CollKind::kAllReduce, "shm", shm_all_reduce, true},
+    {CollKind::kAllReduce, "single_copy", single_copy_all_reduce, true},
     {CollKind::kReduce, "tree", tree_reduce},
     {CollKind::kReduce, "shm", shm_reduce, true},
     {CollKind::kBroadcast, "tree", tree_broadcast},
     {CollKind::kBroadcast, "shm", shm_broadcast, true},
+    {CollKind::kBroadcast, "single_copy", single_copy_broadcast, true},
     {CollKind::kAllGather, "ring", ring_all_gather},
     {CollKind::kAllGather, "shm", shm_all_gather, true},
+    {CollKind::kAllGather, "single_copy", single_copy_all_gather, true},
     {CollKind::kReduceScatter, "ring", ring_reduce_scatter},
     {CollKind::kReduceScatter, "shm", shm_reduce_scatter, true},
+    {CollKind::kReduceScatter, "single_copy", single_copy_reduce_scatter, true},
     {CollKind::kAllToAll, "pairwise", pairwise_all_to_all},
     {CollKind::kAllToAll, "shm", shm_all_to_all, true},
+    {CollKind::kAllToAll, "single_copy", single_copy_all_to_all, true},
     {CollKind::kAllToAllV, "pairwise", pairwise_all_to_all_v},
     {CollKind::kGather, "direct", direct_gather},
     {CollKind::kScatter, "direct", direct_scatter},
@@ -68,6 +73,24 @@ std::string names_for(CollKind kind) {
     out += e.name;
   }
   return out.empty() ? "none" : out;
+}
+
+// Smallest message (bytes as given to choose) for which single copy beats staging
+// through the windows, from chorus-bench A/B runs (docs/PERFORMANCE.md, "Single copy");
+// below it the extra barrier and the system calls cost more than the saved copy. With
+// more ranks than processors, all_reduce and broadcast staged were as fast or faster
+// (the readers' page pinning competes for the CPU); the others still gained.
+std::size_t single_copy_min(CollKind kind, bool oversubscribed) {
+  switch (kind) {
+    case CollKind::kAllReduce:
+      return oversubscribed ? ~std::size_t{0} : std::size_t{512} << 10;
+    case CollKind::kBroadcast:
+      return oversubscribed ? ~std::size_t{0} : std::size_t{256} << 10;
+    case CollKind::kReduceScatter:
+    case CollKind::kAllGather:
+    case CollKind::kAllToAll: return std::size_t{256} << 10;
+    default: return ~std::size_t{0};
+  }
 }
 
 Status bad_spec(const std::string& spec, const std::string& why) {
@@ -150,12 +173,18 @@ Result<Selector> Selector::create(const SelectorConfig& cfg) {
   return sel;
 }
 
-Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows) const {
+Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows,
+                        bool single_copy) const {
   const int k = static_cast<int>(kind);
   if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
   if (forced_[k] != nullptr) {
     const Entry* e = find(kind, forced_[k]);
     return Choice{e->name, e->fn, e->uses_windows};
+  }
+  const bool oversubscribed = cfg_.host_cpus > 0 && nranks > cfg_.host_cpus;
+  if (has_windows && single_copy && nranks > 1 && bytes >= single_copy_min(kind, oversubscribed)) {
+    // Large messages: one copy out of the owner's buffer instead of two through a window.
+    if (const Entry* e = find(kind, "single_copy")) return Choice{e->name, e->fn, e->uses_windows};
   }
   if (kind == CollKind::kAllReduce) {
     // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.

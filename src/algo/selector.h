@@ -24,6 +24,10 @@ struct Choice {
 struct SelectorConfig {
   std::size_t small_bytes = 64 << 10;  // all_reduce <= this: latency algorithms
   std::string override_spec;           // CHORUS_ALGO syntax: "ring" or "all_reduce:rhd,broadcast:tree"
+  // Processors of the host (the same on every rank of it; 0 = unknown, taken as many).
+  // Single-copy reads spend the reader's CPU in the kernel: some collectives use them
+  // only while the ranks do not outnumber the processors.
+  int host_cpus = 0;
 };
 
 class Selector {
@@ -33,8 +37,10 @@ class Selector {
   static Result<Selector> create(const SelectorConfig& cfg);
   // `bytes` = count * dtype size as in CollArgs. Never fails for kinds other than
   // kSend/kRecv (which have no algorithm).
-  // `has_windows`: the transport offers shared windows (Transport::shared_windows()).
-  Choice choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows = false) const;
+  // `has_windows`: the transport offers shared windows (Transport::shared_windows());
+  // `single_copy`: and single-copy reads of peers (SharedWindows::single_copy()).
+  Choice choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows = false,
+                bool single_copy = false) const;
 
  private:
   SelectorConfig cfg_;

@@ -14,6 +14,42 @@ Selector make(const std::string& spec) {
   return std::move(r).value();
 }
 
+// With single-copy reads: large messages read peers' buffers; thresholds per kind, and
+// all_reduce / broadcast only while ranks <= processors.
+TEST(Selector, SingleCopyChoices) {
+  SelectorConfig cfg{64 << 10, ""};
+  cfg.host_cpus = 4;
+  auto made = Selector::create(cfg);
+  ASSERT_TRUE(made.has_value());
+  const Selector& s = *made;
+  for (CollKind k : {CollKind::kAllReduce, CollKind::kBroadcast, CollKind::kAllGather,
+                     CollKind::kReduceScatter, CollKind::kAllToAll}) {
+    const Choice c = s.choose(k, 8 << 20, 4, true, true);
+    EXPECT_STREQ(c.name, "single_copy") << to_string(k);
+    EXPECT_TRUE(c.uses_windows) << to_string(k);
+    EXPECT_STRNE(s.choose(k, 8 << 20, 4, true, false).name, "single_copy") << to_string(k);
+    EXPECT_STRNE(s.choose(k, 8 << 20, 4, false, false).name, "single_copy") << to_string(k);
+    EXPECT_STRNE(s.choose(k, 64 << 10, 4, true, true).name, "single_copy") << to_string(k);
+  }
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (512 << 10) - 4, 2, true, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 512 << 10, 2, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 256 << 10, 2, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, (256 << 10) - 1, 2, true, true).name, "shm");
+  // 8 ranks on 4 processors: all_reduce and broadcast stay staged, the others do not.
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8 << 20, 8, true, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 8 << 20, 8, true, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 8 << 20, 8, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 8 << 20, 8, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 8 << 20, 8, true, true).name, "single_copy");
+  // Never for kinds without a single-copy algorithm, nor on one rank.
+  EXPECT_STREQ(s.choose(CollKind::kReduce, 8 << 20, 2, true, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 8 << 20, 2, true, true).name, "pairwise");
+  EXPECT_STRNE(s.choose(CollKind::kAllGather, 8 << 20, 1, true, true).name, "single_copy");
+  // Forced by name, it is used whatever the size.
+  EXPECT_STREQ(make("all_reduce:single_copy").choose(CollKind::kAllReduce, 8, 8, true, true).name,
+               "single_copy");
+}
+
 TEST(Selector, KindNames) {
   const char* want[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
                         "all_to_all", "all_to_all_v", "gather", "scatter", "barrier", "send", "recv"};

@@ -36,6 +36,10 @@ CommConfig resolve_config(const Options& options, const config::Config& cfg) {
   c.eager_bytes = *cfg.eager_bytes;
   c.socket_buffer_bytes = *cfg.socket_buffer_bytes;
   c.socket_addr = cfg.socket_addr;
+  c.socket_ifname = cfg.socket_ifname;
+  c.spin_us = *cfg.spin_us;
+  c.buff_bytes = *cfg.buff_bytes;
+  c.single_copy = cfg.single_copy;
   c.transport = cfg.transport;
   return c;
 }

@@ -150,7 +150,10 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   if (rank < 0 || rank >= size)
     return invalid_argument(str_printf("rank must be in [0, %d), got %d", size, rank));
   if (!store) return invalid_argument("store must not be null");
-  algo::SelectorConfig sel_cfg{cfg.small_bytes, cfg.algo};
+  algo::SelectorConfig sel_cfg;
+  sel_cfg.small_bytes = cfg.small_bytes;
+  sel_cfg.host_cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  sel_cfg.override_spec = cfg.algo;
   CHORUS_ASSIGN_OR_RETURN(algo::Selector selector, algo::Selector::create(sel_cfg));
   std::unique_ptr<CommImpl> comm(new CommImpl(rank, size, cfg, std::move(selector)));
   comm->store_ = store;

@@ -34,6 +34,10 @@ struct CommConfig {
   std::size_t eager_bytes = 64 << 10;
   std::size_t socket_buffer_bytes = 4 << 20;
   std::string socket_addr;       // "" = derive from the store connection
+  std::string socket_ifname;     // interface to bind when socket_addr is empty
+  std::int64_t spin_us = 50;     // TCP busy-wait budget
+  std::size_t buff_bytes = 1 << 20;  // bytes per shared-memory ring
+  bool single_copy = true;       // shm: process_vm_readv algorithms when every rank can
   std::string transport = "tcp";
   bool desync_check = true;      // stamp operation signatures into message tags
 };

@@ -106,7 +106,8 @@ Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& arg
 
 void CommImpl::choose(IssuedOp& op) {
   const std::size_t bytes = op.args.count * dtype_size(op.args.dtype);
-  op.choice = selector_.choose(op.kind, bytes, size_, transport_->shared_windows() != nullptr);
+  const transport::SharedWindows* w = transport_->shared_windows();
+  op.choice = selector_.choose(op.kind, bytes, size_, w != nullptr, w != nullptr && w->single_copy());
   op.ticket = op.choice.uses_windows ? static_cast<std::int64_t>(tickets_.take()) : -1;
 }
 

@@ -42,12 +42,12 @@ Result<std::unique_ptr<transport::Transport>> create_tcp(const TransportRequest&
   opts.listen_host = req.cfg.socket_addr;
   if (opts.listen_host == "0.0.0.0") opts.advertise_host = store_side;  // all interfaces: asked
   if (opts.listen_host.empty()) {
-    auto cfg = config::process_config();
-    if (cfg.has_value()) opts.interface_name = cfg->socket_ifname;
+    opts.interface_name = req.cfg.socket_ifname;
     opts.listen_host = store_side;
   }
   opts.eager_bytes = req.cfg.eager_bytes;
   opts.socket_buffer_bytes = req.cfg.socket_buffer_bytes;
+  opts.spin_us = req.cfg.spin_us;
   opts.connect_deadline = req.deadline;
   opts.describe_sig = algo::describe_signature;
   return tcp::create_tcp_transport(
@@ -60,9 +60,8 @@ Result<std::unique_ptr<transport::Transport>> create_shm(const TransportRequest&
   opts.rank = req.rank;
   opts.size = req.size;
   opts.job_token = req.token;
-  // CHORUS_BUFFSIZE is not (yet) a CommConfig field: read it from the process config.
-  auto cfg = config::process_config();
-  if (cfg.has_value() && cfg->buff_bytes.has_value()) opts.ring_bytes = *cfg->buff_bytes;
+  opts.ring_bytes = req.cfg.buff_bytes;
+  opts.single_copy = req.cfg.single_copy;
   opts.setup_deadline = req.deadline;
   opts.describe_sig = algo::describe_signature;
   return shm::create_shm_transport(opts, exchange);

@@ -82,6 +82,15 @@ class SharedWindows {
   // Barriers this rank has completed since the transport was created (algorithms derive
   // which half of a window is free from it).
   virtual std::uint64_t barriers() const = 0;
+
+  // Optional single copy: true when every rank can read any other rank's process memory
+  // (the same answer on every rank, agreed at set-up; false by default).
+  virtual bool single_copy() const { return false; }
+  // Copies `bytes` at address `remote` of rank `rank`'s process (an address that rank
+  // published, e.g. through its window) into `local`. The caller keeps the bytes stable on
+  // the owner's side (window barriers). kPeerLost when that process is gone, kIo otherwise.
+  // REQUIRES: single_copy(), rank != this rank.
+  virtual Status read_peer(int rank, const void* remote, void* local, std::size_t bytes);
 };
 
 class Transport {

@@ -114,7 +114,13 @@ class Engine {
   void close();
   // Shared windows (windows.cc): see transport::SharedWindows.
   const Segment& segment() const { return seg_; }
+  // "pid P on HOST": how messages name peer `r`.
+  const std::string& peer_address(int r) const { return peers_[r].address; }
   Status window_barrier(const transport::Tag& tag, Deadline deadline);
+  // The status for a failed single-copy read of `rank`'s memory (windows.cc): a dying
+  // process loses its memory (EFAULT) a moment before it is gone, so this waits up to a
+  // second for the peer to be seen lost or an abort, and returns `read_error` otherwise.
+  Status single_copy_failure(int rank, Status read_error);
   std::uint64_t window_barriers() const { return win_count_.load(std::memory_order_relaxed); }
 
  private:

@@ -13,7 +13,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 4;
+inline constexpr std::uint32_t kSegmentVersion = 5;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -40,6 +40,9 @@ struct alignas(64) RankSlot {
   // This rank's last completed collective seq + 1 (0 = none); written (relaxed) by the
   // rank after each collective, read by peers only to word a kPeerLost message.
   std::atomic<std::uint64_t> progress{0};
+  // Where this rank's process maps the segment (its own address space): a peer reading
+  // the segment magic there with process_vm_readv proves single-copy reads work.
+  std::atomic<std::uint64_t> map_addr{0};
 };
 
 struct alignas(64) SegmentHeader {
@@ -104,6 +107,7 @@ class Segment {
   Ring ring(int src, int dst) const;  // REQUIRES: src != dst
   std::uint64_t window_bytes() const { return hdr_->window_bytes; }
   void* window(int rank) const;  // REQUIRES: window_bytes() > 0
+  const void* base() const { return base_; }
 
  private:
   Segment(void* base, std::size_t bytes) : base_(base), bytes_(bytes),

@@ -4,8 +4,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "diag/log.h"
 #include "transport/shm/engine.h"
+#include "transport/shm/single_copy.h"
 #include "util/strings.h"
 
 namespace chorus::shm {
@@ -30,22 +33,30 @@ class ShmRequest final : public transport::Request {
 
 class ShmWindows final : public transport::SharedWindows {
  public:
-  explicit ShmWindows(Engine* engine) : engine_(engine) {}
+  ShmWindows(Engine* engine, bool single_copy) : engine_(engine), single_copy_(single_copy) {}
   std::size_t window_bytes() const override { return engine_->segment().window_bytes(); }
   void* window(int rank) override { return engine_->segment().window(rank); }
   Status barrier(const transport::Tag& tag, Deadline deadline) override {
     return engine_->window_barrier(tag, deadline);
   }
   std::uint64_t barriers() const override { return engine_->window_barriers(); }
+  bool single_copy() const override { return single_copy_; }
+  Status read_peer(int rank, const void* remote, void* local, std::size_t bytes) override {
+    if (engine_->aborted()) return engine_->abort_status();
+    const auto pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
+    Status st = read_peer_memory(pid, rank, engine_->peer_address(rank), remote, local, bytes);
+    return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
+  }
 
  private:
   Engine* engine_;
+  bool single_copy_;
 };
 
 class ShmTransport final : public transport::Transport {
  public:
-  explicit ShmTransport(std::shared_ptr<Engine> engine)
-      : engine_(std::move(engine)), windows_(engine_.get()) {}
+  ShmTransport(std::shared_ptr<Engine> engine, bool single_copy)
+      : engine_(std::move(engine)), windows_(engine_.get(), single_copy) {}
   ~ShmTransport() override { engine_->close(); }
   int rank() const override { return engine_->rank(); }
   int size() const override { return engine_->size(); }
@@ -129,6 +140,19 @@ Status first_error(const std::vector<std::string>& all, const char* what) {
   return Status::ok();
 }
 
+// "1" when this rank can read the segment magic out of every peer's mapping with
+// process_vm_readv, else "0".
+std::string probe_peers(const Segment& seg, int rank) {
+  for (int r = 0; r < seg.nranks(); ++r) {
+    if (r == rank) continue;
+    const RankSlot& s = seg.slot(r);
+    if (!probe_peer_read(s.pid.load(std::memory_order_relaxed),
+                         s.map_addr.load(std::memory_order_relaxed), kSegmentMagic))
+      return "0";
+  }
+  return "1";
+}
+
 }  // namespace
 
 Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOptions& opts,
@@ -161,6 +185,9 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
     else mine = s.status().message();
   }
   if (mine == "ok") {
+    if (opts.single_copy) allow_peer_reads();
+    seg.slot(opts.rank).map_addr.store(reinterpret_cast<std::uintptr_t>(seg.base()),
+                                       std::memory_order_relaxed);
     seg.slot(opts.rank).pid.store(static_cast<std::int32_t>(::getpid()), std::memory_order_relaxed);
     seg.slot(opts.rank).state.store(kAlive, std::memory_order_release);
   }
@@ -168,8 +195,21 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
   CHORUS_RETURN_IF_ERROR(first_error(attached, "attach the shared-memory segment"));
   CHORUS_LOG(INFO, Net, "rank %d: shm segment %s of %d ranks attached (%zu bytes per ring)",
              opts.rank, name.c_str(), opts.size, opts.ring_bytes);
+  bool single_copy = false;
+  if (opts.size > 1 && seg.window_bytes() > 0) {
+    // Every rank takes part (a rank with single copy disabled says "0"), so all agree.
+    CHORUS_ASSIGN_OR_RETURN(
+        auto probes,
+        exchange("shm_single_copy", opts.single_copy ? probe_peers(seg, opts.rank) : "0"));
+    single_copy = std::all_of(probes.begin(), probes.end(),
+                              [](const std::string& p) { return p == "1"; });
+    CHORUS_LOG(INFO, Net, "rank %d: single-copy reads (process_vm_readv) %s", opts.rank,
+               single_copy ? "work on every rank: used by large collectives"
+                           : "do not work on every rank: staging through the windows");
+  }
   auto engine = std::make_shared<Engine>(opts, std::move(seg));
-  return std::unique_ptr<transport::Transport>(std::make_unique<ShmTransport>(std::move(engine)));
+  return std::unique_ptr<transport::Transport>(
+      std::make_unique<ShmTransport>(std::move(engine), single_copy));
 }
 
 }  // namespace chorus::shm

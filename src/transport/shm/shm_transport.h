@@ -19,6 +19,9 @@ struct ShmOptions {
   std::size_t copy_out_bytes = 64 << 10;  // unexpected messages up to this size are copied out
   // Shared window per rank (transport::SharedWindows); 0 = none. A multiple of 4096.
   std::size_t window_bytes = 4 << 20;
+  // Offer single-copy reads of peers' memory (SharedWindows::read_peer) when every rank
+  // can do them (CHORUS_SINGLE_COPY); agreed at set-up, so all ranks see the same answer.
+  bool single_copy = true;
   Deadline setup_deadline;
   transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
 };

@@ -77,6 +77,7 @@ struct World {
   std::string dir;
   std::size_t ring_bytes = 64 << 10;
   std::size_t window_bytes = 1 << 20;  // shared window per rank (0 = none)
+  int single_copy_off = -1;            // this rank sets ShmOptions::single_copy = false
   explicit World(int ranks) : n(ranks) {
     char tmpl[] = "/tmp/chorus_shm_test_XXXXXX";
     dir = ::mkdtemp(tmpl);
@@ -90,6 +91,7 @@ struct World {
     o.job_token = token;
     o.ring_bytes = ring_bytes;
     o.window_bytes = window_bytes;
+    o.single_copy = rank != single_copy_off;
     auto t = create_shm_transport(o, dir_exchange(dir, rank, n));
     SHM_CHECK(t.has_value(), "setup: %s", t.status().to_string().c_str());
     return std::move(*t);

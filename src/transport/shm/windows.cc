@@ -5,6 +5,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "transport/shm/doorbell.h"
 #include "transport/shm/engine.h"
@@ -27,6 +29,21 @@ Status Engine::window_failure(std::uint64_t target) {
     if (seg_.slot(p.rank).win_arrived.load(std::memory_order_acquire) < target) return p.failed;
   }
   return Status::ok();
+}
+
+Status Engine::single_copy_failure(int rank, Status read_error) {
+  for (int ms = 0; ms < 1000; ++ms) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (closed_) return Status(ErrorCode::kAborted, "the shm transport was destroyed");
+      next_liveness_ns_ = 0;  // look at the processes now
+      check_peers();
+      if (aborted()) return abort_status();
+      if (peers_[rank].is_failed()) return peers_[rank].failed;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return read_error;
 }
 
 // Every rank at barrier `target` must be there for the same operation: same seq and (when

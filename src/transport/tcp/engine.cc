@@ -27,6 +27,7 @@ Engine::Engine(const TcpOptions& opts, Mesh mesh)
       size_(opts.size),
       job_token_(opts.job_token),
       eager_bytes_(opts.eager_bytes),
+      spin_us_(opts.spin_us),
       describe_sig_(opts.describe_sig),
       peers_(static_cast<std::size_t>(opts.size)),
       scratch_(64 << 10),

@@ -119,6 +119,7 @@ class Engine {
   const int size_;
   const std::uint64_t job_token_;
   const std::size_t eager_bytes_;
+  const std::int64_t spin_us_;
   const transport::SignatureFormatter describe_sig_;
 
   std::mutex mu_;

@@ -38,7 +38,7 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
   if (!spin_) {
     std::vector<std::string> addresses;
     for (const Peer& p : peers_) addresses.push_back(p.address);
-    spin_.emplace(addresses, rank_);
+    spin_.emplace(spin_us_, addresses, rank_);
   }
   bool polled = false;   // this thread drove progress during this wait
   bool blocked = false;  // ... and reached the blocking phase

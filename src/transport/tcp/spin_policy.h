@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "util/cpus.h"
 
 namespace chorus::tcp {
@@ -28,8 +27,8 @@ class SpinPolicy {
   enum class Phase : std::uint8_t { kSpin, kYield, kBlock };
 
   // `addresses`: every rank's "host:port"; ranks sharing our host count as local.
-  SpinPolicy(const std::vector<std::string>& addresses, int rank)
-      : SpinPolicy(configured_us(), count_local(addresses, rank), usable_cores()) {}
+  SpinPolicy(std::int64_t budget_us, const std::vector<std::string>& addresses, int rank)
+      : SpinPolicy(budget_us, count_local(addresses, rank), usable_cores()) {}
   SpinPolicy(std::int64_t budget_us, int local_ranks, int cores)
       : max_ns_(std::max<std::int64_t>(budget_us, 0) * 1000),
         min_ns_(max_ns_ / 16),
@@ -81,11 +80,6 @@ class SpinPolicy {
     int running = 0;
     if (n <= 0 || std::sscanf(buf, "%*s %*s %*s %d/", &running) != 1) return loaded_ = false;
     return loaded_ = running > cores_;
-  }
-  static std::int64_t configured_us() {
-    auto cfg = config::process_config();
-    if (cfg.has_value() && cfg->spin_us.has_value()) return *cfg->spin_us;
-    return 0;
   }
   static std::string host_of(const std::string& addr) {
     auto colon = addr.rfind(':');

@@ -24,6 +24,7 @@ struct TcpOptions {
   std::string advertise_host;
   std::size_t eager_bytes = 64 << 10;     // larger messages wait for the receiver (rendezvous)
   std::size_t socket_buffer_bytes = 4 << 20;  // 0 = kernel default
+  std::int64_t spin_us = 50;  // busy-wait budget before blocking in poll (spin_policy.h)
   Deadline connect_deadline;
   transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
 };

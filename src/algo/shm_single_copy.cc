@@ -1,0 +1,215 @@
+// Single-copy algorithms ("single_copy"): each rank publishes the addresses of its own
+// buffers in its shared window; after a window barrier the others read what they need
+// straight out of those buffers (SharedWindows::read_peer, process_vm_readv), so every
+// byte moves once instead of twice through a window; a last barrier keeps each owner's
+// buffers in place until every reader is done.
+//   broadcast: the others read the root's buffer.                          2 barriers
+//   all_gather: every rank reads the others' send buffers.                 2 barriers
+//   all_to_all: rank r reads block r of every other rank's send buffer
+//     (a rank working in place first copies its send buffer aside).        2 barriers
+//   reduce_scatter: rank r reads block r of the others' send buffers chunk by chunk
+//     into a cache-sized scratch and reduces (own block first, then the others in rank
+//     order) into recv (aside first
+//     when recv is the start of the send buffer, which others still read). 2 barriers
+//   all_reduce: reduce_scatter of share r (1/L of the message) into recv; barrier; then
+//     every rank reads the other L-1 reduced shares out of their recv.     3 barriers
+// Addresses go into half(b) of the window under the rule of shm_window.h. Without
+// single-copy reads (or without windows) each runs its staged window algorithm.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "algo/algorithm.h"
+#include "algo/chunking.h"
+#include "algo/shm_window.h"
+#include "kernels/reduce.h"
+
+namespace chorus::algo {
+
+namespace {
+
+// Bytes read from a peer per reduction step: the scratch buffer stays in the core's cache
+// while it is reduced.
+constexpr std::size_t kReduceChunkBytes = 128 << 10;
+
+transport::SharedWindows* single_copy_windows(transport::Transport& t) {
+  transport::SharedWindows* w = usable_windows(t, 64);
+  return w != nullptr && w->single_copy() ? w : nullptr;
+}
+
+// Publishes this rank's addresses in half(b) of its window.
+void publish(transport::SharedWindows& w, int rank, std::uint64_t b, const void* p0,
+             const void* p1 = nullptr) {
+  auto* slot = reinterpret_cast<std::uint64_t*>(window_half(w, rank, b));
+  slot[0] = reinterpret_cast<std::uintptr_t>(p0);
+  slot[1] = reinterpret_cast<std::uintptr_t>(p1);
+}
+
+// Address `i` that rank `rank` published in half(b) of its window.
+const char* published(transport::SharedWindows& w, int rank, std::uint64_t b, int i) {
+  const auto* slot = reinterpret_cast<const std::uint64_t*>(window_half(w, rank, b));
+  return reinterpret_cast<const char*>(static_cast<std::uintptr_t>(slot[i]));
+}
+
+// Per-thread scratch for reductions (kReduceChunkBytes).
+char* reduce_scratch() {
+  thread_local std::unique_ptr<char[]> buf(new char[kReduceChunkBytes]);
+  return buf.get();
+}
+
+// Address `i` that every rank published in half(b) of its window (read right after the
+// barrier that made them visible).
+std::vector<const char*> gather_published(transport::SharedWindows& w, int n, std::uint64_t b,
+                                          int i) {
+  std::vector<const char*> out(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) out[j] = published(w, j, b, i);
+  return out;
+}
+
+// dst[0, count) = op over all ranks of the elements at byte offset `off` of each rank's
+// buffer srcs[j]: this rank's own (`own`, which may be dst itself: in place) first, then
+// the others in rank order, read chunk by chunk into the scratch. Only this rank reduces
+// these elements, so every rank ends with the same bits. kAvg is finalized.
+Status reduce_from_peers(transport::SharedWindows& w, int r, const std::vector<const char*>& srcs,
+                         std::size_t off, std::size_t count, const char* own, char* dst,
+                         const CollArgs& a) {
+  const int n = static_cast<int>(srcs.size());
+  const std::size_t esz = elem_bytes(a);
+  const std::size_t chunk = kReduceChunkBytes / esz;
+  char* tmp = reduce_scratch();
+  for (std::size_t first = 0; first < count; first += chunk) {
+    const std::size_t cnt = count - first < chunk ? count - first : chunk;
+    const std::size_t at = first * esz;
+    const char* acc = own + at;
+    for (int j = 0; j < n; ++j) {
+      if (j == r) continue;
+      CHORUS_RETURN_IF_ERROR(w.read_peer(j, srcs[j] + off + at, tmp, cnt * esz));
+      kernels::reduce(dst + at, acc, tmp, cnt, a.dtype, a.op);
+      acc = dst + at;
+    }
+    kernels::finalize(dst + at, cnt, a.dtype, a.op, n);
+  }
+  return Status::ok();
+}
+
+// True when [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+}  // namespace
+
+Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
+  transport::SharedWindows* w = single_copy_windows(t);
+  if (w == nullptr) return shm_broadcast(t, a);
+  const std::size_t bytes = a.count * elem_bytes(a);
+  const bool root = t.rank() == a.root;
+  const std::uint64_t b = w->barriers();
+  if (root) publish(*w, a.root, b, a.send);
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  if (root) copy_if_distinct(a.recv, a.send, bytes);
+  else CHORUS_RETURN_IF_ERROR(w->read_peer(a.root, published(*w, a.root, b, 0), a.recv, bytes));
+  return w->barrier(a.tag(1), a.deadline);
+}
+
+Status single_copy_all_gather(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
+  transport::SharedWindows* w = single_copy_windows(t);
+  if (w == nullptr) return shm_all_gather(t, a);
+  const std::size_t bytes = a.count * elem_bytes(a);
+  auto* recv = static_cast<char*>(a.recv);
+  const std::uint64_t b = w->barriers();
+  publish(*w, r, b, a.send);
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  copy_if_distinct(recv + r * bytes, a.send, bytes);
+  for (int i = 1; i < n; ++i) {  // start after this rank, so the ranks spread their reads
+    const int j = (r + i) % n;
+    CHORUS_RETURN_IF_ERROR(w->read_peer(j, published(*w, j, b, 0), recv + j * bytes, bytes));
+  }
+  return w->barrier(a.tag(1), a.deadline);
+}
+
+Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
+  transport::SharedWindows* w = single_copy_windows(t);
+  if (w == nullptr) return shm_all_to_all(t, a);
+  const std::size_t bytes = a.count * elem_bytes(a);
+  const std::size_t total = bytes * static_cast<std::size_t>(n);
+  auto* recv = static_cast<char*>(a.recv);
+  const char* src = static_cast<const char*>(a.send);
+  // In place, peers would read blocks this rank overwrites: they read a copy instead.
+  std::unique_ptr<char[]> aside;
+  if (overlaps(src, total, recv, total)) {
+    aside.reset(new char[total]);
+    std::memcpy(aside.get(), src, total);
+    src = aside.get();
+  }
+  const std::uint64_t b = w->barriers();
+  publish(*w, r, b, src);
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  copy_if_distinct(recv + r * bytes, src + r * bytes, bytes);
+  for (int i = 1; i < n; ++i) {
+    const int q = (r + i) % n;
+    CHORUS_RETURN_IF_ERROR(
+        w->read_peer(q, published(*w, q, b, 0) + r * bytes, recv + q * bytes, bytes));
+  }
+  return w->barrier(a.tag(1), a.deadline);
+}
+
+Status single_copy_reduce_scatter(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
+  transport::SharedWindows* w = single_copy_windows(t);
+  if (w == nullptr) return shm_reduce_scatter(t, a);
+  const std::size_t bytes = a.count * elem_bytes(a);
+  const std::size_t off = static_cast<std::size_t>(r) * bytes;
+  const auto* send = static_cast<const char*>(a.send);
+  // In place at the start of the send buffer (recv == send, rank > 0), the result would
+  // overwrite block 0 while its reader may not be done: reduce aside, copy at the end.
+  std::unique_ptr<char[]> aside;
+  char* out = static_cast<char*>(a.recv);
+  if (out != send + off && overlaps(out, bytes, send, bytes * static_cast<std::size_t>(n))) {
+    aside.reset(new char[bytes]);
+    out = aside.get();
+  }
+  const std::uint64_t b = w->barriers();
+  publish(*w, r, b, send);
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  CHORUS_RETURN_IF_ERROR(
+      reduce_from_peers(*w, r, gather_published(*w, n, b, 0), off, a.count, send + off, out, a));
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(1), a.deadline));
+  if (aside) std::memcpy(a.recv, aside.get(), bytes);
+  return Status::ok();
+}
+
+Status single_copy_all_reduce(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
+  transport::SharedWindows* w = single_copy_windows(t);
+  if (w == nullptr) return shm_direct_all_reduce(t, a);
+  const std::size_t esz = elem_bytes(a);
+  const auto* send = static_cast<const char*>(a.send);
+  auto* recv = static_cast<char*>(a.recv);
+  const std::uint64_t b = w->barriers();
+  publish(*w, r, b, send, recv);
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  const std::vector<const char*> sends = gather_published(*w, n, b, 0);
+  const std::vector<const char*> recvs = gather_published(*w, n, b, 1);
+  // In place, share r of the send buffer is overwritten only by this rank, and the
+  // others read shares they own from it: no reader sees a half-reduced share.
+  const Block s = split_block(a.count, n, r);
+  if (s.count > 0)
+    CHORUS_RETURN_IF_ERROR(reduce_from_peers(*w, r, sends, s.offset * esz, s.count,
+                                             send + s.offset * esz, recv + s.offset * esz, a));
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(1), a.deadline));
+  for (int i = 1; i < n; ++i) {
+    const int j = (r + i) % n;
+    const Block o = split_block(a.count, n, j);
+    if (o.count == 0) continue;
+    CHORUS_RETURN_IF_ERROR(w->read_peer(j, recvs[j] + o.offset * esz,
+                                        recv + o.offset * esz, o.count * esz));
+  }
+  return w->barrier(a.tag(2), a.deadline);
+}
+
+}  // namespace chorus::algo
