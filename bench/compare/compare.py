@@ -143,7 +143,8 @@ def main(argv):
     table = results.markdown(a.ops, a.ranks)
     parts = [header, "Cells: median time (us) / busbw (GB/s) over %d interleaved "
              "runs; chorus/best peer: Chorus busbw / best peer busbw (> 1: Chorus "
-             "faster)." % a.repeats]
+             "faster). Chorus rows are its out-of-place form, except broadcast: in place, "
+             "one buffer per rank as in MPI_Bcast and gloo::broadcast." % a.repeats]
     if streams:
         parts.append(describe_all(streams, results))
     parts += [table, results.summary(a.ops, a.ranks), footer]

@@ -3,7 +3,8 @@
 // straight out of those buffers (SharedWindows::read_peer, process_vm_readv), so every
 // byte moves once instead of twice through a window; a last barrier keeps each owner's
 // buffers in place until every reader is done.
-//   broadcast: the others read the root's buffer.                          2 barriers
+//   broadcast: the others read the root's buffer (a root in place also writes the
+//     last 1/n into theirs, so no core idles).                            2 barriers
 //   all_gather: every rank reads the others' send buffers.                 2 barriers
 //   all_to_all: rank r reads block r of every other rank's send buffer
 //     (a rank working in place first copies its send buffer aside).        2 barriers
@@ -38,18 +39,22 @@ transport::SharedWindows* single_copy_windows(transport::Transport& t) {
   return w != nullptr && w->single_copy() ? w : nullptr;
 }
 
-// Publishes this rank's addresses in half(b) of its window.
-void publish(transport::SharedWindows& w, int rank, std::uint64_t b, const void* p0,
-             const void* p1 = nullptr) {
+std::uint64_t word_of(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+// Publishes two words (addresses, or a size) in half(b) of this rank's window.
+void publish(transport::SharedWindows& w, int rank, std::uint64_t b, std::uint64_t w0,
+             std::uint64_t w1 = 0) {
   auto* slot = reinterpret_cast<std::uint64_t*>(window_half(w, rank, b));
-  slot[0] = reinterpret_cast<std::uintptr_t>(p0);
-  slot[1] = reinterpret_cast<std::uintptr_t>(p1);
+  slot[0] = w0;
+  slot[1] = w1;
 }
 
-// Address `i` that rank `rank` published in half(b) of its window.
-const char* published(transport::SharedWindows& w, int rank, std::uint64_t b, int i) {
-  const auto* slot = reinterpret_cast<const std::uint64_t*>(window_half(w, rank, b));
-  return reinterpret_cast<const char*>(static_cast<std::uintptr_t>(slot[i]));
+// Word `i` that rank `rank` published in half(b) of its window, and as an address.
+std::uint64_t published_word(transport::SharedWindows& w, int rank, std::uint64_t b, int i) {
+  return reinterpret_cast<const std::uint64_t*>(window_half(w, rank, b))[i];
+}
+char* published(transport::SharedWindows& w, int rank, std::uint64_t b, int i) {
+  return reinterpret_cast<char*>(static_cast<std::uintptr_t>(published_word(w, rank, b, i)));
 }
 
 // Per-thread scratch for reductions (kReduceChunkBytes).
@@ -102,15 +107,31 @@ bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_b
 }  // namespace
 
 Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
   transport::SharedWindows* w = single_copy_windows(t);
   if (w == nullptr) return shm_broadcast(t, a);
   const std::size_t bytes = a.count * elem_bytes(a);
-  const bool root = t.rank() == a.root;
+  const bool root = r == a.root;
+  // A root working in place would sit idle while the others read: it writes the last
+  // `tail` bytes (1/n, whole pages) into every other rank's buffer itself, so every core
+  // copies. Out of place it is busy with its own copy and pushes nothing.
+  const std::size_t tail = root && a.send == a.recv ? bytes / static_cast<std::size_t>(n) / 4096 * 4096 : 0;
   const std::uint64_t b = w->barriers();
-  if (root) publish(*w, a.root, b, a.send);
+  if (root) publish(*w, r, b, word_of(a.send), tail);
+  else publish(*w, r, b, word_of(a.recv));
   CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
-  if (root) copy_if_distinct(a.recv, a.send, bytes);
-  else CHORUS_RETURN_IF_ERROR(w->read_peer(a.root, published(*w, a.root, b, 0), a.recv, bytes));
+  if (root) {
+    const auto* src = static_cast<const char*>(a.send);
+    for (int i = 1; i < n && tail > 0; ++i) {
+      const int j = (r + i) % n;
+      CHORUS_RETURN_IF_ERROR(
+          w->write_peer(j, src + bytes - tail, published(*w, j, b, 0) + bytes - tail, tail));
+    }
+    copy_if_distinct(a.recv, a.send, bytes);
+  } else {
+    const std::uint64_t pushed = published_word(*w, a.root, b, 1);
+    CHORUS_RETURN_IF_ERROR(w->read_peer(a.root, published(*w, a.root, b, 0), a.recv, bytes - pushed));
+  }
   return w->barrier(a.tag(1), a.deadline);
 }
 
@@ -121,7 +142,7 @@ Status single_copy_all_gather(transport::Transport& t, const CollArgs& a) {
   const std::size_t bytes = a.count * elem_bytes(a);
   auto* recv = static_cast<char*>(a.recv);
   const std::uint64_t b = w->barriers();
-  publish(*w, r, b, a.send);
+  publish(*w, r, b, word_of(a.send));
   CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
   copy_if_distinct(recv + r * bytes, a.send, bytes);
   for (int i = 1; i < n; ++i) {  // start after this rank, so the ranks spread their reads
@@ -147,7 +168,7 @@ Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a) {
     src = aside.get();
   }
   const std::uint64_t b = w->barriers();
-  publish(*w, r, b, src);
+  publish(*w, r, b, word_of(src));
   CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
   copy_if_distinct(recv + r * bytes, src + r * bytes, bytes);
   for (int i = 1; i < n; ++i) {
@@ -174,7 +195,7 @@ Status single_copy_reduce_scatter(transport::Transport& t, const CollArgs& a) {
     out = aside.get();
   }
   const std::uint64_t b = w->barriers();
-  publish(*w, r, b, send);
+  publish(*w, r, b, word_of(send));
   CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
   CHORUS_RETURN_IF_ERROR(
       reduce_from_peers(*w, r, gather_published(*w, n, b, 0), off, a.count, send + off, out, a));
@@ -191,7 +212,7 @@ Status single_copy_all_reduce(transport::Transport& t, const CollArgs& a) {
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
   const std::uint64_t b = w->barriers();
-  publish(*w, r, b, send, recv);
+  publish(*w, r, b, word_of(send), word_of(recv));
   CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
   const std::vector<const char*> sends = gather_published(*w, n, b, 0);
   const std::vector<const char*> recvs = gather_published(*w, n, b, 1);

@@ -10,6 +10,11 @@ Status SharedWindows::read_peer(int rank, const void*, void*, std::size_t) {
                 str_printf("read_peer(rank %d): this transport offers no single-copy reads", rank));
 }
 
+Status SharedWindows::write_peer(int rank, const void*, void*, std::size_t) {
+  return Status(ErrorCode::kInternal,
+                str_printf("write_peer(rank %d): this transport offers no single-copy writes", rank));
+}
+
 Status check_post_args(const char* what, int peer, int rank, int size, const void* data,
                        std::size_t bytes) {
   if (peer < 0 || peer >= size)

@@ -91,6 +91,9 @@ class SharedWindows {
   // the owner's side (window barriers). kPeerLost when that process is gone, kIo otherwise.
   // REQUIRES: single_copy(), rank != this rank.
   virtual Status read_peer(int rank, const void* remote, void* local, std::size_t bytes);
+  // The other direction: copies `bytes` at `local` to address `remote` of rank `rank`'s
+  // process (which that rank published and will not touch until a barrier says so).
+  virtual Status write_peer(int rank, const void* local, void* remote, std::size_t bytes);
 };
 
 class Transport {

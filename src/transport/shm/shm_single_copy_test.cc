@@ -1,6 +1,7 @@
-// Single-copy reads of the shm transport over real processes: agreed at set-up (one
-// rank without them turns them off everywhere), read_peer copies exactly the bytes a
-// peer published, and a peer that is gone gives kPeerLost.
+// Single-copy reads and writes of the shm transport over real processes: agreed at
+// set-up (one rank without them turns them off everywhere), read_peer / write_peer copy
+// exactly the bytes of the buffer a peer published, and a peer that is gone gives
+// kPeerLost.
 #include <signal.h>
 
 #include <cstring>
@@ -37,6 +38,33 @@ TEST(SingleCopy, EveryRankReadsEveryPeersPrivateBuffer) {
     }
     st = win->barrier(Tag{1, 1, 1}, in_ms(kWaitMs));  // buffers stay until all have read
     SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+  });
+  for (int c : codes) EXPECT_EQ(c, 0);
+}
+
+// write_peer: rank 0 fills the buffer rank 1 published; rank 1 finds it after a barrier.
+TEST(SingleCopy, WritePeerFillsThePublishedBuffer) {
+  World w(2);
+  auto codes = w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    SHM_CHECK(win != nullptr && win->single_copy(), "single copy not agreed");
+    const std::size_t bytes = (1 << 20) + 5;
+    std::vector<std::uint8_t> target(bytes, 0);
+    const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(target.data());
+    std::memcpy(win->window(rank), &addr, sizeof(addr));
+    Status st = win->barrier(Tag{1, 1, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    if (rank == 0) {
+      std::uint64_t theirs = 0;
+      std::memcpy(&theirs, win->window(1), sizeof(theirs));
+      const auto data = pattern(bytes, 42);
+      st = win->write_peer(1, data.data(), reinterpret_cast<void*>(theirs), bytes);
+      SHM_CHECK(st.is_ok(), "write_peer: %s", st.to_string().c_str());
+    }
+    st = win->barrier(Tag{1, 1, 1}, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    if (rank == 1) SHM_CHECK(target == pattern(bytes, 42), "rank 1's buffer was not written");
   });
   for (int c : codes) EXPECT_EQ(c, 0);
 }

@@ -47,6 +47,12 @@ class ShmWindows final : public transport::SharedWindows {
     Status st = read_peer_memory(pid, rank, engine_->peer_address(rank), remote, local, bytes);
     return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
   }
+  Status write_peer(int rank, const void* local, void* remote, std::size_t bytes) override {
+    if (engine_->aborted()) return engine_->abort_status();
+    const auto pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
+    Status st = write_peer_memory(pid, rank, engine_->peer_address(rank), local, remote, bytes);
+    return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
+  }
 
  private:
   Engine* engine_;

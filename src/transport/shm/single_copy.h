@@ -26,5 +26,8 @@ bool probe_peer_read(pid_t pid, std::uint64_t addr, std::uint64_t expect);
 // the peer in errors. kPeerLost when the process is gone, kIo on any other failure.
 Status read_peer_memory(pid_t pid, int rank, const std::string& address, const void* remote,
                         void* local, std::size_t bytes);
+// The same from `local` into `remote` in process `pid` (process_vm_writev).
+Status write_peer_memory(pid_t pid, int rank, const std::string& address, const void* local,
+                         void* remote, std::size_t bytes);
 
 }  // namespace chorus::shm
