@@ -104,6 +104,26 @@ bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_b
   return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
 }
 
+// all_gather and all_to_all: publishes `src`; after the barrier rank r fills block j of
+// recv (a.count elements) with the block at byte `off` of rank j's `src` (its own by a
+// local copy, the others' by reads starting after r, so the ranks spread their reads);
+// a last barrier keeps every `src` in place until all are done.
+Status gather_blocks(transport::SharedWindows& w, transport::Transport& t, const CollArgs& a,
+                     const char* src, std::size_t off) {
+  const int n = t.size(), r = t.rank();
+  const std::size_t bytes = a.count * elem_bytes(a);
+  auto* recv = static_cast<char*>(a.recv);
+  const std::uint64_t b = w.barriers();
+  publish(w, r, b, word_of(src));
+  CHORUS_RETURN_IF_ERROR(w.barrier(a.tag(0), a.deadline));
+  copy_if_distinct(recv + r * bytes, src + off, bytes);
+  for (int i = 1; i < n; ++i) {
+    const int j = (r + i) % n;
+    CHORUS_RETURN_IF_ERROR(w.read_peer(j, published(w, j, b, 0) + off, recv + j * bytes, bytes));
+  }
+  return w.barrier(a.tag(1), a.deadline);
+}
+
 }  // namespace
 
 Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
@@ -136,47 +156,25 @@ Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
 }
 
 Status single_copy_all_gather(transport::Transport& t, const CollArgs& a) {
-  const int n = t.size(), r = t.rank();
   transport::SharedWindows* w = single_copy_windows(t);
   if (w == nullptr) return shm_all_gather(t, a);
-  const std::size_t bytes = a.count * elem_bytes(a);
-  auto* recv = static_cast<char*>(a.recv);
-  const std::uint64_t b = w->barriers();
-  publish(*w, r, b, word_of(a.send));
-  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
-  copy_if_distinct(recv + r * bytes, a.send, bytes);
-  for (int i = 1; i < n; ++i) {  // start after this rank, so the ranks spread their reads
-    const int j = (r + i) % n;
-    CHORUS_RETURN_IF_ERROR(w->read_peer(j, published(*w, j, b, 0), recv + j * bytes, bytes));
-  }
-  return w->barrier(a.tag(1), a.deadline);
+  return gather_blocks(*w, t, a, static_cast<const char*>(a.send), 0);
 }
 
 Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a) {
-  const int n = t.size(), r = t.rank();
   transport::SharedWindows* w = single_copy_windows(t);
   if (w == nullptr) return shm_all_to_all(t, a);
   const std::size_t bytes = a.count * elem_bytes(a);
-  const std::size_t total = bytes * static_cast<std::size_t>(n);
-  auto* recv = static_cast<char*>(a.recv);
+  const std::size_t total = bytes * static_cast<std::size_t>(t.size());
   const char* src = static_cast<const char*>(a.send);
   // In place, peers would read blocks this rank overwrites: they read a copy instead.
   std::unique_ptr<char[]> aside;
-  if (overlaps(src, total, recv, total)) {
+  if (overlaps(src, total, a.recv, total)) {
     aside.reset(new char[total]);
     std::memcpy(aside.get(), src, total);
     src = aside.get();
   }
-  const std::uint64_t b = w->barriers();
-  publish(*w, r, b, word_of(src));
-  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
-  copy_if_distinct(recv + r * bytes, src + r * bytes, bytes);
-  for (int i = 1; i < n; ++i) {
-    const int q = (r + i) % n;
-    CHORUS_RETURN_IF_ERROR(
-        w->read_peer(q, published(*w, q, b, 0) + r * bytes, recv + q * bytes, bytes));
-  }
-  return w->barrier(a.tag(1), a.deadline);
+  return gather_blocks(*w, t, a, src, static_cast<std::size_t>(t.rank()) * bytes);
 }
 
 Status single_copy_reduce_scatter(transport::Transport& t, const CollArgs& a) {

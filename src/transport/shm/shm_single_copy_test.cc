@@ -13,6 +13,21 @@ namespace {
 
 constexpr int kWaitMs = 10000;
 
+// Writes `buf`'s address into this rank's window, then a window barrier (step `step`).
+void publish_and_wait(transport::SharedWindows* win, int rank, const void* buf, std::uint32_t step) {
+  const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(buf);
+  std::memcpy(win->window(rank), &addr, sizeof(addr));
+  Status st = win->barrier(Tag{1, 1, step}, in_ms(kWaitMs));
+  SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+}
+
+// The address rank `r` published.
+void* published(transport::SharedWindows* win, int r) {
+  std::uint64_t addr = 0;
+  std::memcpy(&addr, win->window(r), sizeof(addr));
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(addr));
+}
+
 // Every rank publishes the address of a private buffer through its window; after a
 // barrier each reads every peer's buffer with read_peer and checks it byte for byte.
 TEST(SingleCopy, EveryRankReadsEveryPeersPrivateBuffer) {
@@ -23,21 +38,15 @@ TEST(SingleCopy, EveryRankReadsEveryPeersPrivateBuffer) {
     SHM_CHECK(win != nullptr && win->single_copy(), "single copy not agreed");
     const std::size_t bytes = (3 << 20) + 17;  // several pages, odd tail
     auto mine = pattern(bytes, static_cast<std::uint32_t>(100 + rank));
-    const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(mine.data());
-    std::memcpy(win->window(rank), &addr, sizeof(addr));
-    Status st = win->barrier(Tag{1, 1, 0}, in_ms(kWaitMs));
-    SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    publish_and_wait(win, rank, mine.data(), 0);
     for (int r = 0; r < w.n; ++r) {
       if (r == rank) continue;
-      std::uint64_t theirs = 0;
-      std::memcpy(&theirs, win->window(r), sizeof(theirs));
       std::vector<std::uint8_t> got(bytes);
-      st = win->read_peer(r, reinterpret_cast<const void*>(theirs), got.data(), bytes);
+      Status st = win->read_peer(r, published(win, r), got.data(), bytes);
       SHM_CHECK(st.is_ok(), "read_peer(%d): %s", r, st.to_string().c_str());
       SHM_CHECK(got == pattern(bytes, static_cast<std::uint32_t>(100 + r)), "bytes of rank %d", r);
     }
-    st = win->barrier(Tag{1, 1, 1}, in_ms(kWaitMs));  // buffers stay until all have read
-    SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    publish_and_wait(win, rank, mine.data(), 1);  // buffers stay until all have read
   });
   for (int c : codes) EXPECT_EQ(c, 0);
 }
@@ -51,19 +60,13 @@ TEST(SingleCopy, WritePeerFillsThePublishedBuffer) {
     SHM_CHECK(win != nullptr && win->single_copy(), "single copy not agreed");
     const std::size_t bytes = (1 << 20) + 5;
     std::vector<std::uint8_t> target(bytes, 0);
-    const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(target.data());
-    std::memcpy(win->window(rank), &addr, sizeof(addr));
-    Status st = win->barrier(Tag{1, 1, 0}, in_ms(kWaitMs));
-    SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    publish_and_wait(win, rank, target.data(), 0);
     if (rank == 0) {
-      std::uint64_t theirs = 0;
-      std::memcpy(&theirs, win->window(1), sizeof(theirs));
       const auto data = pattern(bytes, 42);
-      st = win->write_peer(1, data.data(), reinterpret_cast<void*>(theirs), bytes);
+      Status st = win->write_peer(1, data.data(), published(win, 1), bytes);
       SHM_CHECK(st.is_ok(), "write_peer: %s", st.to_string().c_str());
     }
-    st = win->barrier(Tag{1, 1, 1}, in_ms(kWaitMs));
-    SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    publish_and_wait(win, rank, target.data(), 1);
     if (rank == 1) SHM_CHECK(target == pattern(bytes, 42), "rank 1's buffer was not written");
   });
   for (int c : codes) EXPECT_EQ(c, 0);
@@ -87,17 +90,13 @@ TEST(SingleCopy, ReadFromAPeerThatIsGoneIsPeerLost) {
     auto t = w.connect(rank);
     transport::SharedWindows* win = t->shared_windows();
     std::vector<std::uint8_t> mine(4096, 7);
-    const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(mine.data());
-    std::memcpy(win->window(rank), &addr, sizeof(addr));
-    Status st = win->barrier(Tag{1, 1, 0}, in_ms(kWaitMs));
-    SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+    publish_and_wait(win, rank, mine.data(), 0);
     if (rank == 1) ::kill(::getpid(), SIGKILL);
-    std::uint64_t theirs = 0;
-    std::memcpy(&theirs, win->window(1), sizeof(theirs));
+    Status st;
     // Rank 1 is dead (a zombie until reaped: no memory left to read) within moments.
     for (int i = 0; i < 2000; ++i) {
       std::vector<std::uint8_t> got(4096);
-      st = win->read_peer(1, reinterpret_cast<const void*>(theirs), got.data(), got.size());
+      st = win->read_peer(1, published(win, 1), got.data(), got.size());
       if (!st.is_ok()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
