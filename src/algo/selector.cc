@@ -75,21 +75,23 @@ std::string names_for(CollKind kind) {
   return out.empty() ? "none" : out;
 }
 
-// Smallest message (bytes as given to choose) for which single copy beats staging
-// through the windows, from chorus-bench A/B runs (docs/PERFORMANCE.md, "Single copy");
-// below it the extra barrier and the system calls cost more than the saved copy. With
-// more ranks than processors, all_reduce and broadcast staged were as fast or faster
-// (the readers' page pinning competes for the CPU); the others still gained.
-std::size_t single_copy_min(CollKind kind, bool oversubscribed) {
+// True when single copy beats staging through the windows for this message, from
+// chorus-bench A/B runs (docs/PERFORMANCE.md, "Single copy"): below the thresholds the
+// extra barrier and the system calls cost more than the saved copy. `bytes` is as given
+// to choose: per rank, or per block for all_gather, reduce_scatter and all_to_all, which
+// move n blocks per rank (the threshold is on all n). With more ranks than processors,
+// all_reduce and broadcast were as fast or faster staged (the readers' page pinning
+// competes for the CPU); the others still gained.
+bool single_copy_pays(CollKind kind, std::size_t bytes, int nranks, bool oversubscribed) {
+  constexpr std::size_t kKiB = 1024;
+  const std::size_t all_blocks = bytes * static_cast<std::size_t>(nranks);
   switch (kind) {
-    case CollKind::kAllReduce:
-      return oversubscribed ? ~std::size_t{0} : std::size_t{512} << 10;
-    case CollKind::kBroadcast:
-      return oversubscribed ? ~std::size_t{0} : std::size_t{256} << 10;
+    case CollKind::kAllReduce: return !oversubscribed && bytes >= 512 * kKiB;
+    case CollKind::kBroadcast: return !oversubscribed && bytes >= 256 * kKiB;
     case CollKind::kReduceScatter:
     case CollKind::kAllGather:
-    case CollKind::kAllToAll: return std::size_t{256} << 10;
-    default: return ~std::size_t{0};
+    case CollKind::kAllToAll: return all_blocks >= 256 * kKiB;
+    default: return false;
   }
 }
 
@@ -182,7 +184,8 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_w
     return Choice{e->name, e->fn, e->uses_windows};
   }
   const bool oversubscribed = cfg_.host_cpus > 0 && nranks > cfg_.host_cpus;
-  if (has_windows && single_copy && nranks > 1 && bytes >= single_copy_min(kind, oversubscribed)) {
+  if (has_windows && single_copy && nranks > 1 &&
+      single_copy_pays(kind, bytes, nranks, oversubscribed)) {
     // Large messages: one copy out of the owner's buffer instead of two through a window.
     if (const Entry* e = find(kind, "single_copy")) return Choice{e->name, e->fn, e->uses_windows};
   }

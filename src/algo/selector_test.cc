@@ -29,12 +29,17 @@ TEST(Selector, SingleCopyChoices) {
     EXPECT_TRUE(c.uses_windows) << to_string(k);
     EXPECT_STRNE(s.choose(k, 8 << 20, 4, true, false).name, "single_copy") << to_string(k);
     EXPECT_STRNE(s.choose(k, 8 << 20, 4, false, false).name, "single_copy") << to_string(k);
-    EXPECT_STRNE(s.choose(k, 64 << 10, 4, true, true).name, "single_copy") << to_string(k);
+    EXPECT_STRNE(s.choose(k, 32 << 10, 4, true, true).name, "single_copy") << to_string(k);
   }
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (512 << 10) - 4, 2, true, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 512 << 10, 2, true, true).name, "single_copy");
-  EXPECT_STREQ(s.choose(CollKind::kAllGather, 256 << 10, 2, true, true).name, "single_copy");
-  EXPECT_STREQ(s.choose(CollKind::kAllGather, (256 << 10) - 1, 2, true, true).name, "shm");
+  // all_gather, reduce_scatter, all_to_all: on all n blocks (128 KiB blocks at 2 ranks).
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 128 << 10, 2, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, (128 << 10) - 4, 2, true, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 64 << 10, 4, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, (64 << 10) - 4, 4, true, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 256 << 10, 2, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, (256 << 10) - 4, 2, true, true).name, "shm");
   // 8 ranks on 4 processors: all_reduce and broadcast stay staged, the others do not.
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8 << 20, 8, true, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 8 << 20, 8, true, true).name, "shm");
