@@ -86,6 +86,9 @@ class CHORUS_EXPORT Communicator {
 
   int rank() const;
   int size() const;
+  // What carries this communicator's bytes: "shm" (every rank on one host), "tcp", or
+  // "shm+tcp" (shared memory among the ranks of each host, TCP between hosts).
+  std::string transport_name() const;
 
   // recv[i] = op over ranks of send[i], on every rank; `count` elements each.
   void all_reduce(const void* send, void* recv, std::size_t count, DataType dtype, ReduceOp op);

@@ -35,6 +35,7 @@ core::CommImpl& Communicator::impl() const {
 
 int Communicator::rank() const { return impl().rank(); }
 int Communicator::size() const { return impl().size(); }
+std::string Communicator::transport_name() const { return impl().transport_name(); }
 
 void Communicator::check_span_sizes(std::size_t expected, std::size_t actual, std::size_t factor,
                                     const char* name) {

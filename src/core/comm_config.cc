@@ -40,6 +40,7 @@ CommConfig resolve_config(const Options& options, const config::Config& cfg) {
   c.spin_us = *cfg.spin_us;
   c.buff_bytes = *cfg.buff_bytes;
   c.single_copy = cfg.single_copy;
+  c.host_id = cfg.host_id;
   c.transport = cfg.transport;
   return c;
 }

@@ -188,10 +188,11 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   }
 
   TransportRequest req{rank, size, token, cfg, deadline};
-  auto exchange = [&](const std::string& key,
-                      const std::string& mine) -> Result<std::vector<std::string>> {
-    CHORUS_ASSIGN_OR_RETURN(auto all, bootstrap::store_all_gather(*comm_store, key, rank, size,
-                                                                  to_bytes(mine), deadline));
+  auto exchange = [&](const std::string& key, const std::string& mine, int group_rank,
+                      int group_size) -> Result<std::vector<std::string>> {
+    CHORUS_ASSIGN_OR_RETURN(auto all,
+                            bootstrap::store_all_gather(*comm_store, key, group_rank, group_size,
+                                                        to_bytes(mine), deadline));
     std::vector<std::string> out;
     for (const auto& b : all) out.push_back(to_string(b));
     return out;
@@ -199,8 +200,10 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   CHORUS_ASSIGN_OR_RETURN(comm->transport_, create_transport(req, *store, exchange));
   // Who runs each rank, for kPeerLost messages and the hang report.
   CHORUS_ASSIGN_OR_RETURN(auto idents,
-                          exchange("ident", str_printf("%s %ld", diag::this_host().c_str(),
-                                                       static_cast<long>(::getpid()))));
+                          exchange("ident",
+                                   str_printf("%s %ld", diag::this_host().c_str(),
+                                              static_cast<long>(::getpid())),
+                                   rank, size));
   comm->hosts_.assign(size, "");
   comm->pids_.assign(size, -1);
   for (int r = 0; r < size; ++r) {

@@ -38,6 +38,7 @@ struct CommConfig {
   std::int64_t spin_us = 50;     // TCP busy-wait budget
   std::size_t buff_bytes = 1 << 20;  // bytes per shared-memory ring
   bool single_copy = true;       // shm: process_vm_readv algorithms when every rank can
+  std::string host_id;           // overrides the host identity ("" = hostname + boot id)
   std::string transport = "tcp";
   bool desync_check = true;      // stamp operation signatures into message tags
 };
@@ -59,6 +60,7 @@ class CommImpl {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  std::string transport_name() const { return transport_->name(); }
 
   // Runs one collective: stamps comm id, seq and deadline into `args`, picks the
   // algorithm, runs it on this thread (after earlier work of the default stream). Errors

@@ -5,12 +5,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "algo/signature.h"
 #include "bootstrap/tcp_store.h"
 #include "config/config.h"
 #include "diag/log.h"
+#include "transport/routed.h"
 #include "transport/shm/shm_transport.h"
 #include "util/strings.h"
 
@@ -19,7 +21,8 @@ namespace chorus::core {
 namespace {
 
 // hostname + boot id: equal only for processes of one running kernel (one host).
-std::string host_identity() {
+std::string host_identity(const CommConfig& cfg) {
+  if (!cfg.host_id.empty()) return cfg.host_id;
   char name[256] = {};
   ::gethostname(name, sizeof(name) - 1);
   std::string boot;
@@ -50,21 +53,39 @@ Result<std::unique_ptr<transport::Transport>> create_tcp(const TransportRequest&
   opts.spin_us = req.cfg.spin_us;
   opts.connect_deadline = req.deadline;
   opts.describe_sig = algo::describe_signature;
-  return tcp::create_tcp_transport(
-      opts, [&](const std::string& mine) { return exchange("tcp_addr", mine); });
+  return tcp::create_tcp_transport(opts, [&](const std::string& mine) {
+    return exchange("tcp_addr", mine, req.rank, req.size);
+  });
 }
 
+// shm among `members` (job ranks, ascending, this rank included; all of the job when
+// it runs on one host), named by job rank.
 Result<std::unique_ptr<transport::Transport>> create_shm(const TransportRequest& req,
-                                                         const Exchange& exchange) {
+                                                         const Exchange& exchange,
+                                                         const std::vector<int>& members) {
+  const int local = static_cast<int>(std::find(members.begin(), members.end(), req.rank) -
+                                     members.begin());
+  const int n = static_cast<int>(members.size());
+  const bool whole_job = n == req.size;
   shm::ShmOptions opts;
-  opts.rank = req.rank;
-  opts.size = req.size;
-  opts.job_token = req.token;
+  opts.rank = local;
+  opts.size = n;
+  // Each host's group gets its own segment name (hosts emulated on one machine by
+  // CHORUS_HOST_ID must not meet in /dev/shm) and its own exchange keys.
+  const std::uint64_t first = static_cast<std::uint64_t>(members.front());
+  opts.job_token = whole_job ? req.token : req.token ^ ((first + 1) * 0x9e3779b97f4a7c15ull);
+  if (!whole_job) {
+    opts.rank_names = members;
+    opts.job_size = req.size;
+  }
   opts.ring_bytes = req.cfg.buff_bytes;
   opts.single_copy = req.cfg.single_copy;
   opts.setup_deadline = req.deadline;
   opts.describe_sig = algo::describe_signature;
-  return shm::create_shm_transport(opts, exchange);
+  const std::string prefix = whole_job ? "" : str_printf("host%d/", members.front());
+  return shm::create_shm_transport(opts, [&](const std::string& key, const std::string& mine) {
+    return exchange(prefix + key, mine, local, n);
+  });
 }
 
 }  // namespace
@@ -77,19 +98,31 @@ Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRe
     return invalid_argument(str_printf(
         "CHORUS_TRANSPORT='%s' is not a transport (known: auto, shm, tcp)", kind.c_str()));
   if (kind == "tcp") return create_tcp(req, store, exchange);
-  const std::string me = host_identity();
-  CHORUS_ASSIGN_OR_RETURN(auto hosts, exchange("host", me));
-  for (std::size_t r = 0; r < hosts.size(); ++r) {
-    if (hosts[r] == me) continue;
-    if (kind == "shm")
-      return invalid_argument(str_printf(
-          "CHORUS_TRANSPORT=shm needs every rank on one host, but rank %zu is on '%s' and rank "
-          "%d on '%s'", r, hosts[r].c_str(), req.rank, me.c_str()));
-    CHORUS_LOG(INFO, Init, "rank %d: ranks span hosts (rank %zu on '%s'): using tcp", req.rank,
-               r, hosts[r].c_str());
-    return create_tcp(req, store, exchange);
+  const std::string me = host_identity(req.cfg);
+  CHORUS_ASSIGN_OR_RETURN(auto hosts, exchange("host", me, req.rank, req.size));
+  std::vector<int> local;  // the job ranks on this host, ascending
+  for (int r = 0; r < req.size; ++r)
+    if (hosts[r] == me) local.push_back(r);
+  if (static_cast<int>(local.size()) == req.size) return create_shm(req, exchange, local);
+  const int other = hosts[0] != me ? 0 : static_cast<int>(std::find_if(hosts.begin(), hosts.end(),
+                        [&](const std::string& h) { return h != me; }) - hosts.begin());
+  if (kind == "shm")
+    return invalid_argument(str_printf(
+        "CHORUS_TRANSPORT=shm needs every rank on one host, but rank %d is on '%s' and rank "
+        "%d on '%s'", other, hosts[other].c_str(), req.rank, me.c_str()));
+  // Every rank takes part in the TCP set-up; then the ranks of each host with company
+  // set up their shared memory among themselves (keys per host).
+  CHORUS_ASSIGN_OR_RETURN(auto far, create_tcp(req, store, exchange));
+  if (local.size() == 1) {
+    CHORUS_LOG(INFO, Init, "rank %d: ranks span hosts and none shares '%s': using tcp", req.rank,
+               me.c_str());
+    return far;
   }
-  return create_shm(req, exchange);
+  CHORUS_ASSIGN_OR_RETURN(auto near, create_shm(req, exchange, local));
+  CHORUS_LOG(INFO, Init, "rank %d: ranks span hosts: shm among the %zu ranks on '%s', tcp to "
+             "the others", req.rank, local.size(), me.c_str());
+  return std::unique_ptr<transport::Transport>(std::make_unique<transport::RoutedTransport>(
+      std::move(near), std::move(local), std::move(far)));
 }
 
 }  // namespace chorus::core

@@ -20,12 +20,16 @@ struct TransportRequest {
   Deadline deadline;
 };
 
-// All-gathers one string per rank under `key` (index = rank) through the store; each key
-// may be used once per communicator.
-using Exchange = std::function<Result<std::vector<std::string>>(const std::string& key,
-                                                                const std::string& mine)>;
+// All-gathers one string per rank through the store among the `size` ranks of a group
+// (index = `rank` in it: the whole communicator, or the ranks of one host). Each key may
+// be used once per communicator and group.
+using Exchange = std::function<Result<std::vector<std::string>>(
+    const std::string& key, const std::string& mine, int rank, int size)>;
 
-// Picks shm when every rank is on this host (CHORUS_TRANSPORT=auto or shm), else TCP.
+// CHORUS_TRANSPORT=auto: shm when every rank is on this host; when the ranks span hosts,
+// shm among the ranks of each host and TCP between hosts ("shm+tcp"; plain TCP for a rank
+// alone on its host). tcp / shm force one (shm fails when the ranks span hosts).
+// Hosts are told apart by CHORUS_HOST_ID, default hostname + boot id.
 // kInvalidArgument naming CHORUS_TRANSPORT for an unknown transport, or for shm when the
 // ranks span hosts.
 Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRequest& req,

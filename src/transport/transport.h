@@ -101,6 +101,9 @@ class Transport {
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // What carries the bytes: "shm", "tcp", "shm+tcp" (shared memory within the host, TCP
+  // to other hosts), ... (Communicator::transport_name()).
+  virtual std::string name() const = 0;
 
   // Sends `bytes` bytes at `data` to `peer` under `tag`. The buffer must stay valid and
   // unchanged until the request completes. A send to self is not allowed.
@@ -114,6 +117,11 @@ class Transport {
   // peer of a pending request, kDesync, kAborted, kIo), else OK. Several threads may
   // wait at once.
   virtual Status wait(std::span<Request* const> reqs, Deadline deadline) = 0;
+
+  // Makes the progress it can without blocking (pending sends into free space, arrived
+  // messages into their receives), for a composite transport that waits on another
+  // transport meanwhile. The default does nothing (progress happens in wait()).
+  virtual void poke() {}
 
   // Fails every pending and future request with `reason`, and tells every peer still
   // reachable (best effort, never blocking), whose pending and future requests then fail

@@ -250,10 +250,20 @@ RunResult RankRunner::run_raw(int n, std::function<void()> fn, milliseconds dead
 RunResult RankRunner::run(int n, std::function<void(Communicator&)> fn, milliseconds deadline,
                           RunOptions options) {
   Options comm_options = options.options;
+  std::function<void(int)> before_init = options.before_init;
   return run_raw(
       n,
-      [&fn, comm_options] {
+      [&fn, comm_options, before_init] {
         const RankContext& ctx = this_rank();
+        if (before_init) {
+          before_init(ctx.rank);
+        } else if (const char* hosts = std::getenv("CHORUS_TEST_HOSTS")) {
+          const int h = std::atoi(hosts);
+          if (h > 0) {
+            const std::string id = "test-host-" + std::to_string(ctx.rank * h / ctx.size);
+            ::setenv("CHORUS_HOST_ID", id.c_str(), 1);
+          }
+        }
         detail::phase("Communicator::init");
         Communicator comm =
             Communicator::init(ctx.rank, ctx.size, open_file_store(ctx.store_dir), comm_options);

@@ -64,6 +64,11 @@ struct RunOptions {
   Options options;                   // passed to Communicator::init
   bool stop_on_failure = true;       // kill the other ranks at the first failure
   std::chrono::milliseconds failure_grace{0};  // wait this long before that kill
+  // run(): called in each rank process before Communicator::init (e.g. to set a per-rank
+  // environment). Without it, CHORUS_TEST_HOSTS=H in the test's environment spreads the
+  // ranks over H emulated hosts (CHORUS_HOST_ID "test-host-<rank*H/n>"), so any test runs
+  // with shared memory within and TCP between hosts.
+  std::function<void(int rank)> before_init;
 };
 
 class RankRunner {

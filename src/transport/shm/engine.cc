@@ -25,6 +25,8 @@ std::string host_name() {
 Engine::Engine(const ShmOptions& opts, Segment seg)
     : rank_(opts.rank),
       size_(opts.size),
+      name_(opts.rank_names.empty() ? opts.rank : opts.rank_names[opts.rank]),
+      names_(opts.job_size > 0 ? opts.job_size : opts.size),
       copy_out_bytes_(std::min<std::size_t>(opts.copy_out_bytes, opts.ring_bytes)),
       describe_sig_(opts.describe_sig),
       seg_(std::move(seg)),
@@ -35,6 +37,7 @@ Engine::Engine(const ShmOptions& opts, Segment seg)
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];
     p.rank = r;
+    p.name = opts.rank_names.empty() ? r : opts.rank_names[r];
     if (r == rank_) continue;
     p.pid = seg_.slot(r).pid.load(std::memory_order_acquire);
     p.address = str_printf("pid %d on %s", p.pid, host.c_str());
@@ -52,7 +55,7 @@ void Engine::close() {
   closed_ = true;
   for (Peer& p : peers_) {
     if (p.rank == rank_ || p.is_failed()) continue;
-    fail_peer(p, Status(ErrorCode::kAborted, "the shm transport was destroyed", p.rank));
+    fail_peer(p, Status(ErrorCode::kAborted, "the shm transport was destroyed", p.name));
   }
   // Messages already in the rings stay receivable; peers see us as departed.
   if (!aborted()) me_.state.store(kDeparted, std::memory_order_release);
@@ -73,7 +76,7 @@ void Engine::fail_peer(Peer& p, Status st) {
   if (p.is_failed()) return;
   const bool pending = !p.posted.empty() || !p.out.empty() || p.in_op != nullptr;
   if (st.code() != ErrorCode::kAborted && pending)
-    CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
+    CHORUS_LOG(WARN, Net, "rank %d: %s", name_, st.message().c_str());
   p.failed = st;
   for (Op* op : p.posted) complete(op, st);
   for (OutItem& it : p.out)

@@ -65,7 +65,8 @@ struct Unexpected {
 
 struct Peer {
   enum class Sink : std::uint8_t { kUndecided, kOp, kUnexpected, kDiscard };
-  int rank = -1;
+  int rank = -1;   // index in the segment
+  int name = -1;   // rank number in messages and statuses (ShmOptions::rank_names)
   int pid = 0;
   std::string address;  // "pid P on <host>", for messages
   UniqueFd pidfd;  // readable once the process has exited
@@ -105,6 +106,8 @@ class Engine {
   Status post(Op* op);
   void cancel(Op* op);
   Status wait(std::span<Op* const> ops, Deadline deadline);
+  // One round of progress without blocking, unless another thread is driving it.
+  void poke();
   // Fails everything with `reason` and publishes it in our rank slot, where every peer
   // sees it (the first abort wins; later ones are ignored).
   void abort(const Status& reason);
@@ -114,7 +117,8 @@ class Engine {
   void close();
   // Shared windows (windows.cc): see transport::SharedWindows.
   const Segment& segment() const { return seg_; }
-  // "pid P on HOST": how messages name peer `r`.
+  // How messages name peer `r`: its rank number (ShmOptions::rank_names) and "pid P on HOST".
+  int peer_name(int r) const { return peers_[r].name; }
   const std::string& peer_address(int r) const { return peers_[r].address; }
   Status window_barrier(const transport::Tag& tag, Deadline deadline);
   // The status for a failed single-copy read of `rank`'s memory (windows.cc): a dying
@@ -167,6 +171,8 @@ class Engine {
 
   const int rank_;
   const int size_;
+  const int name_;   // this rank's number in messages (ShmOptions::rank_names)
+  const int names_;  // rank numbers in messages are below this (the job's size)
   const std::size_t copy_out_bytes_;
   const transport::SignatureFormatter describe_sig_;
   Segment seg_;

@@ -50,8 +50,8 @@ void Engine::publish_abort() {
 
 void Engine::abort(const Status& reason) {
   Status st = reason.is_ok() ? Status(ErrorCode::kAborted, "transport aborted") : reason;
-  if (!begin_abort(st, rank_, st.message())) return;
-  CHORUS_LOG(INFO, Net, "rank %d: shm transport aborted: %s", rank_, st.to_string().c_str());
+  if (!begin_abort(st, name_, st.message())) return;
+  CHORUS_LOG(INFO, Net, "rank %d: shm transport aborted: %s", name_, st.to_string().c_str());
   publish_abort();
 }
 
@@ -63,12 +63,12 @@ void Engine::on_peer_abort(const Peer& p) {
     if (c < 0x20 || c >= 0x7f) c = '?';
   const auto code = static_cast<ErrorCode>(s.abort_code.load(std::memory_order_relaxed));
   int origin = s.abort_origin.load(std::memory_order_relaxed);
-  if (origin < 0 || origin >= size_) origin = p.rank;
+  if (origin < 0 || origin >= names_) origin = p.name;
   int culprit = s.abort_peer.load(std::memory_order_relaxed);
-  if (culprit < 0 || culprit >= size_) culprit = origin;
+  if (culprit < 0 || culprit >= names_) culprit = origin;
   Status st(code, str_printf("rank %d reports: %s", origin, text.c_str()), culprit);
   if (!begin_abort(st, origin, text)) return;
-  CHORUS_LOG(WARN, Net, "rank %d: aborted by peer rank %d (%s): %s", rank_, p.rank,
+  CHORUS_LOG(WARN, Net, "rank %d: aborted by peer rank %d (%s): %s", name_, p.name,
              p.address.c_str(), st.to_string().c_str());
   // Forwarded in our own slot too (as TCP does), with the first reporter kept.
   publish_abort();
@@ -111,13 +111,13 @@ Status Engine::signature_status(const Peer& p, const transport::Tag& tag, std::u
   std::string text =
       receiver ? str_printf("rank %d expected %s seq %llu from peer rank %d (%s), which sent %s "
                             "seq %llu (tag comm %u step %u)",
-                            rank_, m.c_str(), seq, p.rank, p.address.c_str(), t.c_str(), seq,
+                            name_, m.c_str(), seq, p.name, p.address.c_str(), t.c_str(), seq,
                             tag.comm, tag.step)
                : str_printf("rank %d sent %s seq %llu to peer rank %d (%s), which expected %s "
                             "seq %llu (tag comm %u step %u)",
-                            rank_, m.c_str(), seq, p.rank, p.address.c_str(), t.c_str(), seq,
+                            name_, m.c_str(), seq, p.name, p.address.c_str(), t.c_str(), seq,
                             tag.comm, tag.step);
-  return Status(ErrorCode::kDesync, std::move(text), p.rank, static_cast<std::int64_t>(tag.seq));
+  return Status(ErrorCode::kDesync, std::move(text), p.name, static_cast<std::int64_t>(tag.seq));
 }
 
 Status Engine::mismatch(const Peer& p, const transport::Tag& got, std::uint64_t got_len,
@@ -127,10 +127,10 @@ Status Engine::mismatch(const Peer& p, const transport::Tag& got, std::uint64_t 
   return Status(ErrorCode::kDesync,
                 str_printf("message from peer rank %d (%s) with tag comm %u seq %llu step %u is "
                            "%llu bytes, but the posted receive expects %zu bytes",
-                           p.rank, p.address.c_str(), got.comm,
+                           p.name, p.address.c_str(), got.comm,
                            static_cast<unsigned long long>(got.seq), got.step,
                            static_cast<unsigned long long>(got_len), want_len),
-                p.rank, static_cast<std::int64_t>(got.seq));
+                p.name, static_cast<std::int64_t>(got.seq));
 }
 
 // The receiver of one of our messages found it does not fit its receive. The send fails
@@ -143,17 +143,17 @@ void Engine::on_nack(Peer& p, const RecHeader& h) {
                   : Status(ErrorCode::kDesync,
                            str_printf("peer rank %d (%s) expected %llu bytes for tag comm %u seq "
                                       "%llu step %u, but this rank sent a different size",
-                                      p.rank, p.address.c_str(),
+                                      p.name, p.address.c_str(),
                                       static_cast<unsigned long long>(h.length), tag.comm,
                                       static_cast<unsigned long long>(tag.seq), tag.step),
-                           p.rank, static_cast<std::int64_t>(tag.seq));
-  CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
+                           p.name, static_cast<std::int64_t>(tag.seq));
+  CHORUS_LOG(WARN, Net, "rank %d: %s", name_, st.message().c_str());
   if (p.desynced.is_ok()) p.desynced = st;
   drop_pending(p, st);
 }
 
 Status Engine::overtaken_status(const Peer& p, const Op& op, const transport::Tag& later) const {
-  return transport::overtaken_receive(rank_, op.tag, p.rank, p.address, later,
+  return transport::overtaken_receive(name_, op.tag, p.name, p.address, later,
                                       describe(op.tag.sig), describe(later.sig));
 }
 

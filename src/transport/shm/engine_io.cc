@@ -126,7 +126,7 @@ bool Engine::read_peer(Peer& p, bool final) {
       if (h.kind != RecHeader::kMsg || h.length > (std::uint64_t{1} << 48)) {
         fail_peer(p, Status(ErrorCode::kIo,
                             str_printf("peer rank %d (%s) wrote a malformed record (kind 0x%x)",
-                                       p.rank, p.address.c_str(), h.kind), p.rank));
+                                       p.name, p.address.c_str(), h.kind), p.name));
         break;
       }
       p.in_hdr = h;
@@ -183,9 +183,9 @@ void Engine::check_peers() {
     }
     fail_peer(p, Status(ErrorCode::kPeerLost,
                         departed ? str_printf("peer rank %d (%s) closed its shm transport",
-                                              p.rank, p.address.c_str())
-                                 : str_printf("peer rank %d (%s) exited", p.rank, p.address.c_str()),
-                        p.rank));
+                                              p.name, p.address.c_str())
+                                 : str_printf("peer rank %d (%s) exited", p.name, p.address.c_str()),
+                        p.name));
   }
 }
 

@@ -25,10 +25,10 @@ Status Engine::timeout_status(std::span<Op* const> ops) const {
                   str_printf("deadline passed waiting for %s %s peer rank %d (%s), tag comm %u "
                              "seq %llu step %u, %zu bytes",
                              op->kind == Op::Kind::kSend ? "send" : "recv",
-                             op->kind == Op::Kind::kSend ? "to" : "from", op->peer, p.address.c_str(),
+                             op->kind == Op::Kind::kSend ? "to" : "from", p.name, p.address.c_str(),
                              op->tag.comm, static_cast<unsigned long long>(op->tag.seq),
                              op->tag.step, op->bytes),
-                  op->peer, static_cast<std::int64_t>(op->tag.seq));
+                  p.name, static_cast<std::int64_t>(op->tag.seq));
   }
   return timeout_error("deadline passed");
 }
@@ -83,13 +83,20 @@ Status Engine::window_disagreement(std::span<Op* const> ops) const {
                     str_printf("rank %d waits for %s seq %llu, but peer rank %d (%s) is in %s "
                                "seq %llu at a shared-window barrier: the ranks issued different "
                                "operations",
-                               rank_, describe(op->tag.sig).c_str(),
-                               static_cast<unsigned long long>(seq), r, p.address.c_str(),
+                               name_, describe(op->tag.sig).c_str(),
+                               static_cast<unsigned long long>(seq), p.name, p.address.c_str(),
                                describe(sig).c_str(), static_cast<unsigned long long>(seq)),
-                    r, static_cast<std::int64_t>(seq));
+                    p.name, static_cast<std::int64_t>(seq));
     }
   }
   return Status::ok();
+}
+
+void Engine::poke() {
+  std::unique_lock<std::mutex> lk(mu_);
+  if (polling_ || closed_ || aborted()) return;
+  if (progress_all()) cv_.notify_all();
+  check_peers();
 }
 
 // One step of progress for the driving thread (mu_ held on entry and exit). True when it

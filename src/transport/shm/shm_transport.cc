@@ -44,13 +44,15 @@ class ShmWindows final : public transport::SharedWindows {
   Status read_peer(int rank, const void* remote, void* local, std::size_t bytes) override {
     if (engine_->aborted()) return engine_->abort_status();
     const auto pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
-    Status st = read_peer_memory(pid, rank, engine_->peer_address(rank), remote, local, bytes);
+    Status st = read_peer_memory(pid, engine_->peer_name(rank), engine_->peer_address(rank),
+                                 remote, local, bytes);
     return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
   }
   Status write_peer(int rank, const void* local, void* remote, std::size_t bytes) override {
     if (engine_->aborted()) return engine_->abort_status();
     const auto pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
-    Status st = write_peer_memory(pid, rank, engine_->peer_address(rank), local, remote, bytes);
+    Status st = write_peer_memory(pid, engine_->peer_name(rank), engine_->peer_address(rank),
+                                  local, remote, bytes);
     return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
   }
 
@@ -66,6 +68,7 @@ class ShmTransport final : public transport::Transport {
   ~ShmTransport() override { engine_->close(); }
   int rank() const override { return engine_->rank(); }
   int size() const override { return engine_->size(); }
+  std::string name() const override { return "shm"; }
 
   Result<transport::RequestPtr> post_send(int peer, transport::Tag tag, const void* data,
                                           std::size_t bytes) override {
@@ -116,6 +119,7 @@ class ShmTransport final : public transport::Transport {
   }
 
   void abort(const Status& reason) override { engine_->abort(reason); }
+  void poke() override { engine_->poke(); }
   void set_progress(std::uint64_t last_done_seq) override {
     engine_->segment().slot(rank()).progress.store(last_done_seq + 1, std::memory_order_relaxed);
   }
@@ -138,11 +142,14 @@ class ShmTransport final : public transport::Transport {
 };
 
 // Everyone reports "ok" or its error; the first error (naming its rank) wins.
-Status first_error(const std::vector<std::string>& all, const char* what) {
-  for (std::size_t r = 0; r < all.size(); ++r)
-    if (all[r] != "ok")
-      return Status(ErrorCode::kIo, str_printf("rank %zu could not %s: %s", r, what, all[r].c_str()),
-                    static_cast<int>(r));
+Status first_error(const ShmOptions& opts, const std::vector<std::string>& all,
+                   const char* what) {
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r] == "ok") continue;
+    const int name = opts.rank_names.empty() ? static_cast<int>(r) : opts.rank_names[r];
+    return Status(ErrorCode::kIo, str_printf("rank %d could not %s: %s", name, what, all[r].c_str()),
+                  name);
+  }
   return Status::ok();
 }
 
@@ -166,7 +173,11 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
   if (opts.ring_bytes < 4096)
     return invalid_argument(str_printf("shm ring size %zu is below 4096 bytes (CHORUS_BUFFSIZE)",
                                        opts.ring_bytes));
+  if (!opts.rank_names.empty() && opts.rank_names.size() != static_cast<std::size_t>(opts.size))
+    return invalid_argument(str_printf("shm rank_names has %zu entries for %d ranks",
+                                       opts.rank_names.size(), opts.size));
   const std::string name = segment_name(opts.job_token);
+  const int me = opts.rank_names.empty() ? opts.rank : opts.rank_names[opts.rank];
   Segment seg;
   std::string mine = "ok";
   if (opts.rank == 0) {
@@ -184,7 +195,7 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
     }
   } unlinker{name, opts.rank == 0 && mine == "ok"};
   CHORUS_ASSIGN_OR_RETURN(auto created, exchange("shm_created", mine));
-  CHORUS_RETURN_IF_ERROR(first_error(created, "create the shared-memory segment"));
+  CHORUS_RETURN_IF_ERROR(first_error(opts, created, "create the shared-memory segment"));
   if (opts.rank != 0) {
     auto s = Segment::open(name, opts.size, opts.job_token);
     if (s.has_value()) seg = std::move(*s);
@@ -198,9 +209,9 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
     seg.slot(opts.rank).state.store(kAlive, std::memory_order_release);
   }
   CHORUS_ASSIGN_OR_RETURN(auto attached, exchange("shm_attached", mine));
-  CHORUS_RETURN_IF_ERROR(first_error(attached, "attach the shared-memory segment"));
+  CHORUS_RETURN_IF_ERROR(first_error(opts, attached, "attach the shared-memory segment"));
   CHORUS_LOG(INFO, Net, "rank %d: shm segment %s of %d ranks attached (%zu bytes per ring)",
-             opts.rank, name.c_str(), opts.size, opts.ring_bytes);
+             me, name.c_str(), opts.size, opts.ring_bytes);
   bool single_copy = false;
   if (opts.size > 1 && seg.window_bytes() > 0) {
     // Every rank takes part (a rank with single copy disabled says "0"), so all agree.
@@ -209,7 +220,7 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
         exchange("shm_single_copy", opts.single_copy ? probe_peers(seg, opts.rank) : "0"));
     single_copy = std::all_of(probes.begin(), probes.end(),
                               [](const std::string& p) { return p == "1"; });
-    CHORUS_LOG(INFO, Net, "rank %d: single-copy reads (process_vm_readv) %s", opts.rank,
+    CHORUS_LOG(INFO, Net, "rank %d: single-copy reads (process_vm_readv) %s", me,
                single_copy ? "work on every rank: used by large collectives"
                            : "do not work on every rank: staging through the windows");
   }

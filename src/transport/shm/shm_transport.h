@@ -22,6 +22,10 @@ struct ShmOptions {
   // Offer single-copy reads of peers' memory (SharedWindows::read_peer) when every rank
   // can do them (CHORUS_SINGLE_COPY); agreed at set-up, so all ranks see the same answer.
   bool single_copy = true;
+  // The rank numbers messages and statuses use (rank_names[i] for member i; empty = i):
+  // a transport among the ranks of one host inside a larger job speaks of job ranks.
+  std::vector<int> rank_names;
+  int job_size = 0;  // ranks of that job (0 = size): names are below it
   Deadline setup_deadline;
   transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
 };

@@ -61,11 +61,11 @@ Status Engine::window_agreement(const transport::Tag& tag, std::uint64_t target)
                   str_printf("rank %d in %s seq %llu met peer rank %d (%s) in %s seq %llu at "
                              "shared-window barrier %llu (tag comm %u step %u): the ranks issued "
                              "different operations",
-                             rank_, describe(tag.sig).c_str(),
-                             static_cast<unsigned long long>(tag.seq), r, p.address.c_str(),
+                             name_, describe(tag.sig).c_str(),
+                             static_cast<unsigned long long>(tag.seq), p.name, p.address.c_str(),
                              describe(sig).c_str(), static_cast<unsigned long long>(seq),
                              static_cast<unsigned long long>(target), tag.comm, tag.step),
-                  r, static_cast<std::int64_t>(tag.seq));
+                  p.name, static_cast<std::int64_t>(tag.seq));
   }
   return Status::ok();
 }
@@ -111,9 +111,9 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
       return Status(ErrorCode::kTimeout,
                     str_printf("deadline passed waiting for peer rank %d (%s) at shared-window "
                                "barrier %llu, tag comm %u seq %llu step %u",
-                               behind, p.address.c_str(), static_cast<unsigned long long>(target),
+                               p.name, p.address.c_str(), static_cast<unsigned long long>(target),
                                tag.comm, static_cast<unsigned long long>(tag.seq), tag.step),
-                    behind, static_cast<std::int64_t>(tag.seq));
+                    p.name, static_cast<std::int64_t>(tag.seq));
     }
   }
   CHORUS_RETURN_IF_ERROR(window_agreement(tag, target));

@@ -36,6 +36,8 @@ class Engine {
   void cancel(Op* op);
   // Drives progress until every non-null op is done, one fails, or `deadline` passes.
   Status wait(std::span<Op* const> ops, Deadline deadline);
+  // One round of progress without blocking, unless another thread is driving it.
+  void poke();
   // Fails everything with `reason`, sends every live peer an abort frame (best effort:
   // written without blocking; what the socket does not take now is flushed, bounded, by
   // close()) and half-closes the connections. Takes the engine lock only briefly (no

@@ -88,6 +88,16 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
   }
 }
 
+void Engine::poke() {
+  std::unique_lock<std::mutex> lk(mu_);
+  if (polling_ || aborted()) return;
+  polling_ = true;
+  const bool progressed = progress_round(lk, Deadline(SpinPolicy::Clock::now()),
+                                         SpinPolicy::Phase::kSpin);
+  polling_ = false;
+  if (progressed) cv_.notify_all();
+}
+
 bool Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline,
                             SpinPolicy::Phase phase) {
   pfds_.clear();

@@ -37,6 +37,7 @@ class TcpTransport final : public transport::Transport {
 
   int rank() const override { return engine_->rank(); }
   int size() const override { return engine_->size(); }
+  std::string name() const override { return "tcp"; }
 
   Result<transport::RequestPtr> post_send(int peer, transport::Tag tag, const void* data,
                                           std::size_t bytes) override {
@@ -87,6 +88,7 @@ class TcpTransport final : public transport::Transport {
   }
 
   void abort(const Status& reason) override { engine_->abort(reason); }
+  void poke() override { engine_->poke(); }
   void set_progress(std::uint64_t last_done_seq) override { engine_->set_progress(last_done_seq); }
   std::int64_t peer_progress(int peer) const override {
     return peer >= 0 && peer < size() && peer != rank() ? engine_->peer_progress(peer) : -1;

@@ -29,6 +29,7 @@ class FakeTransport final : public Transport {
 
   int rank() const override { return rank_; }
   int size() const override;
+  std::string name() const override { return "fake"; }
   Result<RequestPtr> post_send(int peer, Tag tag, const void* data, std::size_t bytes) override;
   Result<RequestPtr> post_recv(int peer, Tag tag, void* data, std::size_t bytes) override;
   Status wait(std::span<Request* const> reqs, Deadline deadline) override;

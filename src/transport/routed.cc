@@ -1,0 +1,116 @@
+// RoutedTransport: per-peer routing to the host's transport or the job-wide one, and a
+// wait that drives both.
+#include "transport/routed.h"
+
+#include <chrono>
+
+#include "util/strings.h"
+
+namespace chorus::transport {
+
+namespace {
+
+// A request of one side, remembering which.
+class RoutedRequest final : public Request {
+ public:
+  RoutedRequest(RequestPtr inner, bool near) : inner_(std::move(inner)), near_(near) {}
+  bool done() const override { return inner_->done(); }
+  Status status() const override { return inner_->status(); }
+  Request* inner() const { return inner_.get(); }
+  bool near() const { return near_; }
+
+ private:
+  RequestPtr inner_;
+  bool near_;
+};
+
+// True when a side's wait ended only because its slice ran out. Any other failure is
+// real, including a kTimeout before the slice's end (e.g. an abort whose cause was a
+// peer's timeout).
+bool sliced_out(const Status& st, const Deadline& slice) {
+  return st.code() == ErrorCode::kTimeout && slice.expired();
+}
+
+Result<RequestPtr> wrap(Result<RequestPtr> inner, bool near) {
+  if (!inner.has_value()) return std::move(inner).take_status();
+  return RequestPtr(std::make_unique<RoutedRequest>(std::move(*inner), near));
+}
+
+}  // namespace
+
+RoutedTransport::RoutedTransport(std::unique_ptr<Transport> near, std::vector<int> near_ranks,
+                                 std::unique_ptr<Transport> far)
+    : near_(std::move(near)), far_(std::move(far)),
+      near_of_(static_cast<std::size_t>(far_->size()), -1) {
+  for (std::size_t i = 0; i < near_ranks.size(); ++i)
+    near_of_[static_cast<std::size_t>(near_ranks[i])] = static_cast<int>(i);
+}
+
+Result<RequestPtr> RoutedTransport::post_send(int peer, Tag tag, const void* data,
+                                              std::size_t bytes) {
+  CHORUS_RETURN_IF_ERROR(check_post_args("post_send", peer, rank(), size(), data, bytes));
+  const int i = near_index(peer);
+  if (i >= 0) return wrap(near_->post_send(i, tag, data, bytes), true);
+  return wrap(far_->post_send(peer, tag, data, bytes), false);
+}
+
+Result<RequestPtr> RoutedTransport::post_recv(int peer, Tag tag, void* data, std::size_t bytes) {
+  CHORUS_RETURN_IF_ERROR(check_post_args("post_recv", peer, rank(), size(), data, bytes));
+  const int i = near_index(peer);
+  if (i >= 0) return wrap(near_->post_recv(i, tag, data, bytes), true);
+  return wrap(far_->post_recv(peer, tag, data, bytes), false);
+}
+
+Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) {
+  std::vector<Request*> near, far;
+  for (std::size_t k = 0; k < reqs.size(); ++k) {
+    if (reqs[k] == nullptr) continue;
+    auto* r = dynamic_cast<RoutedRequest*>(reqs[k]);
+    if (r == nullptr)
+      return invalid_argument(str_printf("wait: request %zu does not belong to this transport", k));
+    (r->near() ? near : far).push_back(r->inner());
+  }
+  // Each side waits a slice at a time (its own deadline checks, liveness and abort
+  // handling included); in between, the other side makes what progress it can, since
+  // requests of it that nobody waits for now (e.g. the send of a ring step whose receive
+  // is waited for) must still move. A side that completes is done.
+  bool near_done = near.empty(), far_done = far.empty();
+  for (;;) {
+    const Deadline slice = Deadline::earliest(
+        deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kSliceUs)));
+    Status last;
+    if (!near_done) {
+      last = near_->wait(near, slice);
+      if (last.is_ok()) near_done = true;
+      else if (!sliced_out(last, slice) || deadline.expired()) return last;
+    } else {
+      near_->poke();
+    }
+    if (!far_done) {
+      last = far_->wait(far, slice);
+      if (last.is_ok()) far_done = true;
+      else if (!sliced_out(last, slice) || deadline.expired()) return last;
+    } else {
+      far_->poke();
+    }
+    if (near_done && far_done) return Status::ok();
+  }
+}
+
+void RoutedTransport::abort(const Status& reason) {
+  near_->abort(reason);
+  far_->abort(reason);
+}
+
+void RoutedTransport::set_progress(std::uint64_t last_done_seq) {
+  near_->set_progress(last_done_seq);
+  far_->set_progress(last_done_seq);
+}
+
+std::int64_t RoutedTransport::peer_progress(int peer) const {
+  if (peer < 0 || peer >= size()) return -1;
+  const int i = near_index(peer);
+  return i >= 0 ? near_->peer_progress(i) : far_->peer_progress(peer);
+}
+
+}  // namespace chorus::transport

@@ -1,0 +1,50 @@
+// A transport made of two: messages to the ranks of this host go through a transport among
+// them (shared memory), messages to every other rank through a transport among all ranks
+// (TCP). Algorithms see one transport of the whole job.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace chorus::transport {
+
+class RoutedTransport final : public Transport {
+ public:
+  // `near` runs among the ranks `near_ranks` (job ranks, ascending; its rank i is job rank
+  // near_ranks[i], and it names peers by job rank); `far` among all ranks of the job.
+  // REQUIRES: this rank is in near_ranks; near->size() == near_ranks.size().
+  RoutedTransport(std::unique_ptr<Transport> near, std::vector<int> near_ranks,
+                  std::unique_ptr<Transport> far);
+
+  int rank() const override { return far_->rank(); }
+  int size() const override { return far_->size(); }
+  std::string name() const override { return near_->name() + "+" + far_->name(); }
+  Result<RequestPtr> post_send(int peer, Tag tag, const void* data, std::size_t bytes) override;
+  Result<RequestPtr> post_recv(int peer, Tag tag, void* data, std::size_t bytes) override;
+  // The two sides take turns in slices of kSliceUs (a side with nothing to wait for is
+  // poked) until every request is done, one fails, or the deadline passes.
+  Status wait(std::span<Request* const> reqs, Deadline deadline) override;
+  void abort(const Status& reason) override;
+  void poke() override {
+    near_->poke();
+    far_->poke();
+  }
+  void set_progress(std::uint64_t last_done_seq) override;
+  std::int64_t peer_progress(int peer) const override;
+  // No shared windows: they would have to span hosts.
+  SharedWindows* shared_windows() override { return nullptr; }
+
+  static constexpr int kSliceUs = 50;
+
+ private:
+  // near's rank of job rank `peer`, or -1 when `peer` is on another host.
+  int near_index(int peer) const { return near_of_[static_cast<std::size_t>(peer)]; }
+
+  std::unique_ptr<Transport> near_;
+  std::unique_ptr<Transport> far_;
+  std::vector<int> near_of_;  // per job rank
+};
+
+}  // namespace chorus::transport
