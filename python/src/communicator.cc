@@ -85,6 +85,9 @@ void bind_communicator(py::module_& m) {
           "Builds a communicator of `size` ranks through an explicit store.")
       .def_property_readonly("rank", [](PyComm& c) { return c.get().rank(); })
       .def_property_readonly("size", [](PyComm& c) { return c.get().size(); })
+      .def_property_readonly("transport_name",
+                             [](PyComm& c) { return c.get().transport_name(); },
+                             "What carries the bytes: 'shm', 'tcp' or 'shm+tcp'.")
       .def_property_readonly("closed", &PyComm::closed)
       .def("close", &PyComm::close,
            "Destroys the communicator now (pending operations fail). Idempotent.")

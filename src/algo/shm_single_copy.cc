@@ -10,8 +10,8 @@
 //     (a rank working in place first copies its send buffer aside).        2 barriers
 //   reduce_scatter: rank r reads block r of the others' send buffers chunk by chunk
 //     into a cache-sized scratch and reduces (own block first, then the others in rank
-//     order) into recv (aside first
-//     when recv is the start of the send buffer, which others still read). 2 barriers
+//     order) into recv; aside first when recv is the start of the send buffer, which
+//     the others still read.                                               2 barriers
 //   all_reduce: reduce_scatter of share r (1/L of the message) into recv; barrier; then
 //     every rank reads the other L-1 reduced shares out of their recv.     3 barriers
 // Addresses go into half(b) of the window under the rule of shm_window.h. Without

@@ -10,7 +10,6 @@
 
 #include "algo/signature.h"
 #include "bootstrap/tcp_store.h"
-#include "config/config.h"
 #include "diag/log.h"
 #include "transport/routed.h"
 #include "transport/shm/shm_transport.h"
@@ -20,7 +19,8 @@ namespace chorus::core {
 
 namespace {
 
-// hostname + boot id: equal only for processes of one running kernel (one host).
+// CHORUS_HOST_ID, else hostname + boot id: equal only for processes of one running kernel
+// (one host).
 std::string host_identity(const CommConfig& cfg) {
   if (!cfg.host_id.empty()) return cfg.host_id;
   char name[256] = {};
@@ -38,8 +38,8 @@ Result<std::unique_ptr<transport::Transport>> create_tcp(const TransportRequest&
   opts.rank = req.rank;
   opts.size = req.size;
   opts.job_token = req.token;
-  // Bind/advertise precedence: CHORUS_SOCKET_ADDR, then CHORUS_SOCKET_IFNAME (not yet a
-  // CommConfig field: read from the process config), then the address reaching the store.
+  // Bind/advertise precedence: CHORUS_SOCKET_ADDR, then CHORUS_SOCKET_IFNAME, then the
+  // address reaching the store.
   std::string store_side = bootstrap::tcp_store_local_address(store);
   if (store_side.empty()) store_side = "127.0.0.1";
   opts.listen_host = req.cfg.socket_addr;
@@ -104,8 +104,9 @@ Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRe
   for (int r = 0; r < req.size; ++r)
     if (hosts[r] == me) local.push_back(r);
   if (static_cast<int>(local.size()) == req.size) return create_shm(req, exchange, local);
-  const int other = hosts[0] != me ? 0 : static_cast<int>(std::find_if(hosts.begin(), hosts.end(),
-                        [&](const std::string& h) { return h != me; }) - hosts.begin());
+  const int other = static_cast<int>(
+      std::find_if(hosts.begin(), hosts.end(), [&](const std::string& h) { return h != me; }) -
+      hosts.begin());
   if (kind == "shm")
     return invalid_argument(str_printf(
         "CHORUS_TRANSPORT=shm needs every rank on one host, but rank %d is on '%s' and rank "

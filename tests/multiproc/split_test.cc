@@ -209,7 +209,7 @@ TEST(Split, OptionsCarryOver) {
 }
 
 // On one host (the default transport, auto = shm) a sub-communicator has its own segment
-// and shared windows, so a large all_reduce reduces straight out of them (shm_direct).
+// and shared windows, so a large all_reduce runs a window algorithm among its own ranks.
 TEST(Split, SubCommunicatorsOnOneHostUseTheirOwnSharedWindows) {
   auto body = [](Communicator& comm) {
     std::optional<Communicator> half = comm.split(comm.rank() / 2, comm.rank());

@@ -1,7 +1,8 @@
 // Streams and Work: five streams running all_reduce / all_to_all / all_gather at once
-// (1 element to several MiB, so shm_direct and its window tickets run on shm), order on
-// one stream, test()/wait(timeout), callbacks, synchronize(), a blocking call after
-// async work, and a Stream of another communicator.
+// (1 element to several MiB, so the large window algorithms, shm_direct or single_copy,
+// and their window tickets run on shm), order on one stream, test()/wait(timeout),
+// callbacks, synchronize(), a blocking call after async work, and a Stream of another
+// communicator.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,7 +25,7 @@ const char* kind_name(Kind k) {
 }
 
 // Element counts: 1 element up to 3 MiB of int32 (all_reduce >= 1 MiB runs shm_direct
-// on shm). For all_to_all / all_gather the count is per rank, divided by the rank count.
+// or single_copy on shm). For all_to_all / all_gather the count is per rank, divided by the rank count.
 const std::size_t kCounts[] = {1, 7, 1000, 65539, 262144, 300007, 786432};
 
 // Value rank r contributes at element i of the op (k = round, s = stream).
@@ -165,9 +166,9 @@ TEST_P(OneStreamOrder, SecondOperationSeesTheFirstOnesResult) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, OneStreamOrder, ::testing::Values(2, 4, 8));
 
-// Large all_reduces (shm_direct on shm: one set of shared windows per communicator) on
-// three streams and the blocking path at once: their window tickets must order them the
-// same way on every rank, or ranks mix each other's data or deadlock.
+// Large all_reduces (shm_direct or single_copy on shm: one set of shared windows per
+// communicator) on three streams and the blocking path at once: their window tickets
+// must order them the same way on every rank, or ranks mix each other's data or deadlock.
 class WindowOps : public ::testing::TestWithParam<int> {};
 
 TEST_P(WindowOps, LargeAllReducesOnSeveralStreamsStayExact) {

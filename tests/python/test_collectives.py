@@ -2,6 +2,7 @@
 out of place, against results computed with numpy from all ranks' inputs."""
 import array
 import json
+import os
 
 import numpy as np
 
@@ -28,6 +29,12 @@ def reduce_expected(size, n, op, dtype, chorus_dtype):
     return make(result, dtype, chorus_dtype)
 
 
+def test_transport_name(comm):
+    # One host: shared memory, unless the run forces TCP.
+    want = "tcp" if os.environ.get("CHORUS_TRANSPORT") == "tcp" else "shm"
+    assert comm.transport_name == want, comm.transport_name
+
+
 def test_all_reduce(comm):
     for dtype, cdt in ALL_DTYPES:
         for op in ["sum", "prod", "min", "max", "avg"]:
@@ -49,7 +56,7 @@ def test_all_reduce(comm):
 
 def test_all_reduce_shapes_and_buffers(comm):
     n = comm.size
-    big = np.full(300_000, comm.rank + 1, dtype=np.float32)  # > 1 MiB: shm_direct on shm
+    big = np.full(300_000, comm.rank + 1, dtype=np.float32)  # > 1 MiB: a window algorithm on shm
     comm.all_reduce(big)
     check_equal(big, np.full(300_000, n * (n + 1) / 2, dtype=np.float32), "1.2 MB all_reduce")
     grid = np.full((3, 4), comm.rank, dtype=np.int64)
@@ -212,6 +219,6 @@ def test_barrier_agree(comm):
 
 
 if __name__ == "__main__":
-    main([test_all_reduce, test_all_reduce_shapes_and_buffers, test_reduce, test_broadcast,
+    main([test_transport_name, test_all_reduce, test_all_reduce_shapes_and_buffers, test_reduce, test_broadcast,
           test_all_gather, test_reduce_scatter, test_all_to_all, test_all_to_all_v,
           test_gather_scatter, test_barrier_agree])
