@@ -27,6 +27,13 @@ class Deadline {
     if (left < 0) return 0;
     return left > cap ? cap : static_cast<int>(left);
   }
+  // Microseconds left, clamped to [0, cap]; `cap` also applies to never().
+  long remaining_us(long cap) const {
+    if (is_never()) return cap;
+    auto left = std::chrono::duration_cast<std::chrono::microseconds>(at_ - Clock::now()).count();
+    if (left < 0) return 0;
+    return left > cap ? cap : static_cast<long>(left);
+  }
   // The earlier of two deadlines.
   static Deadline earliest(Deadline a, Deadline b) { return a.at_ < b.at_ ? a : b; }
 

@@ -114,7 +114,12 @@ bool Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline,
   // pfds_ belongs to the polling thread alone, so it may be used with the lock released.
   lk.unlock();
   const bool busy = phase != SpinPolicy::Phase::kBlock;
-  int n = ::poll(pfds_.data(), pfds_.size(), busy ? 0 : deadline.remaining_ms(50));
+  // Blocking: up to the deadline (at most 50 ms, for liveness and abort re-checks), to the
+  // microsecond, so a caller waiting in slices (transport::RoutedTransport) gets its turn
+  // back on time.
+  const long us = busy ? 0 : deadline.remaining_us(50000);
+  const timespec ts{us / 1000000, (us % 1000000) * 1000};
+  int n = ::ppoll(pfds_.data(), pfds_.size(), &ts, nullptr);
   if (n == 0 && phase == SpinPolicy::Phase::kSpin) SpinPolicy::cpu_relax();
   if (n == 0 && phase == SpinPolicy::Phase::kYield) ::sched_yield();
   lk.lock();
