@@ -78,21 +78,19 @@ Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) 
   for (;;) {
     const Deadline slice = Deadline::earliest(
         deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kSliceUs)));
-    Status last;
-    if (!near_done) {
-      last = near_->wait(near, slice);
-      if (last.is_ok()) near_done = true;
-      else if (!sliced_out(last, slice) || deadline.expired()) return last;
-    } else {
-      near_->poke();
-    }
-    if (!far_done) {
-      last = far_->wait(far, slice);
-      if (last.is_ok()) far_done = true;
-      else if (!sliced_out(last, slice) || deadline.expired()) return last;
-    } else {
-      far_->poke();
-    }
+    // One side's turn: false (with `failure` set) when the wait must end.
+    Status failure;
+    auto turn = [&](Transport& side, const std::vector<Request*>& reqs, bool& done) {
+      if (done) {
+        side.poke();
+        return true;
+      }
+      Status st = side.wait(reqs, slice);
+      if (st.is_ok()) done = true;
+      else if (!sliced_out(st, slice) || deadline.expired()) failure = std::move(st);
+      return failure.is_ok();
+    };
+    if (!turn(*near_, near, near_done) || !turn(*far_, far, far_done)) return failure;
     if (near_done && far_done) return Status::ok();
   }
 }

@@ -42,21 +42,27 @@ class ShmWindows final : public transport::SharedWindows {
   std::uint64_t barriers() const override { return engine_->window_barriers(); }
   bool single_copy() const override { return single_copy_; }
   Status read_peer(int rank, const void* remote, void* local, std::size_t bytes) override {
-    if (engine_->aborted()) return engine_->abort_status();
-    const auto pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
-    Status st = read_peer_memory(pid, engine_->peer_name(rank), engine_->peer_address(rank),
-                                 remote, local, bytes);
-    return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
+    return with_peer(rank, [&](pid_t pid, int name, const std::string& address) {
+      return read_peer_memory(pid, name, address, remote, local, bytes);
+    });
   }
   Status write_peer(int rank, const void* local, void* remote, std::size_t bytes) override {
-    if (engine_->aborted()) return engine_->abort_status();
-    const auto pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
-    Status st = write_peer_memory(pid, engine_->peer_name(rank), engine_->peer_address(rank),
-                                  local, remote, bytes);
-    return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
+    return with_peer(rank, [&](pid_t pid, int name, const std::string& address) {
+      return write_peer_memory(pid, name, address, local, remote, bytes);
+    });
   }
 
  private:
+  // Runs one single-copy transfer with peer `rank`; a failure while the peer is dying
+  // becomes the loss of that peer (Engine::single_copy_failure).
+  template <class Transfer>
+  Status with_peer(int rank, Transfer transfer) {
+    if (engine_->aborted()) return engine_->abort_status();
+    const pid_t pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
+    Status st = transfer(pid, engine_->peer_name(rank), engine_->peer_address(rank));
+    return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
+  }
+
   Engine* engine_;
   bool single_copy_;
 };
