@@ -194,11 +194,13 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_w
     // Within a host, the shared windows: one barrier and every rank reducing the whole
     // message while it is small, each rank reducing its share (fewer bytes) when large.
     // One shot while the n-fold read stays small (every rank reads all n windows),
-    // measured: at 2 ranks one shot wins up to ~256 KiB, at 4 ranks up to ~64 KiB.
+    // measured (docs/PERFORMANCE.md): at 2 ranks one shot wins up to ~256 KiB
+    // (bytes <= 4 x small_bytes), at 4 ranks up to ~16-32 KiB and at 8 up to ~8-16 KiB
+    // (bytes x (n-1) <= small_bytes).
     const char* name = bytes <= cfg_.small_bytes && nranks > 2 ? "rhd" : "ring";
+    const std::size_t one_shot_max = nranks == 2 ? 4 * cfg_.small_bytes : cfg_.small_bytes;
     if (has_windows && nranks > 1)
-      name = bytes * static_cast<std::size_t>(nranks - 1) <= 4 * cfg_.small_bytes ? "shm"
-                                                                                  : "shm_direct";
+      name = bytes * static_cast<std::size_t>(nranks - 1) <= one_shot_max ? "shm" : "shm_direct";
     const Entry* e = find(kind, name);
     return Choice{e->name, e->fn, e->uses_windows};
   }

@@ -75,7 +75,10 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, false).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 1, true).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 2, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 32 << 10, 8, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8 << 10, 8, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 12 << 10, 8, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 20 << 10, 4, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 24 << 10, 4, true).name, "shm_direct");
   EXPECT_TRUE(s.choose(CollKind::kAllReduce, 8, 2, true).uses_windows);
   EXPECT_TRUE(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).uses_windows);
   for (CollKind k : {CollKind::kReduce, CollKind::kBroadcast, CollKind::kAllGather,
