@@ -16,6 +16,10 @@ rc=$?
 cat "$TMP/out"
 [ $rc -eq 0 ] || fail "exit status $rc"
 grep -q "^\[0\] # Out of bounds values : 0 OK" "$TMP/out" || fail "no OK footer"
+# One host: shared memory unless TCP is forced.
+want=shm
+[ "${CHORUS_TRANSPORT:-auto}" = tcp ] && want=tcp
+grep -q "^\[0\] # transport: $want\$" "$TMP/out" || fail "no '# transport: $want' line"
 # Data rows: "[0]" then numbers; the out-of-place and in-place #wrong are fields 10 and 14.
 rows=$(grep -E '^\[0\] +[0-9]' "$TMP/out" | awk '$10 != "0" || $14 != "0"')
 [ -z "$rows" ] || fail "rows with wrong results: $rows"

@@ -46,7 +46,7 @@ int bench(const BenchConfig& cfg) {
     comm.barrier();  // rank 0 prints before any rank's exit makes the launcher stop it
     return 2;
   }
-  if (print) chorus_bench::print_banner(cfg, comm.size());
+  if (print) chorus_bench::print_banner(cfg, comm.size(), comm.transport_name());
   std::vector<RowResult> rows = run_all(comm, cfg, print);
   if (print) {
     chorus_bench::print_footer(rows, cfg.check);

@@ -38,11 +38,12 @@ nlohmann::ordered_json mode_json(const ModeResult& m, const char* prefix) {
 
 }  // namespace
 
-void print_banner(const BenchConfig& cfg, int nranks) {
+void print_banner(const BenchConfig& cfg, int nranks, const std::string& transport) {
   std::printf("# chorus-bench (Chorus %s): %d ranks, minBytes %zu maxBytes %zu step: %zu(factor) "
               "warmup iters: %d iters: %d validation: %d\n",
               chorus::version(), nranks, cfg.min_bytes, cfg.max_bytes, cfg.step_factor,
               cfg.warmup_iters, cfg.iters, cfg.check ? 1 : 0);
+  std::printf("# transport: %s\n", transport.c_str());
   if (!cfg.algo.empty()) std::printf("# algo: %s\n", cfg.algo.c_str());
   std::printf("#\n");
 }

@@ -8,7 +8,7 @@
 
 namespace chorus_bench {
 
-void print_banner(const BenchConfig& cfg, int nranks);
+void print_banner(const BenchConfig& cfg, int nranks, const std::string& transport);
 void print_table_header(Coll c);
 void print_row(const RowResult& row);
 // "# Out of bounds values : N OK|FAILED" and "# Avg bus bandwidth : X".
