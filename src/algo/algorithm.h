@@ -41,6 +41,9 @@ using CollFn = Status (*)(transport::Transport& t, const CollArgs& a);
 Status ring_all_reduce(transport::Transport& t, const CollArgs& a);
 Status tree_all_reduce(transport::Transport& t, const CollArgs& a);  // reduce to 0 + broadcast
 Status rhd_all_reduce(transport::Transport& t, const CollArgs& a);   // recursive halving-doubling
+// Ranks on several hosts (Transport::hosts()): reduce within each host, all_reduce among
+// one rank per host, broadcast within (hier.cc); ring without hosts().
+Status hier_all_reduce(transport::Transport& t, const CollArgs& a);
 // Reduces straight out of the shared windows (Transport::shared_windows()); ring without.
 Status shm_direct_all_reduce(transport::Transport& t, const CollArgs& a);
 // Through the shared windows, one barrier per chunk (shm_reduce.cc, shm_move.cc); each

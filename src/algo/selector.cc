@@ -24,6 +24,7 @@ constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "ring", ring_all_reduce},
     {CollKind::kAllReduce, "rhd", rhd_all_reduce},
     {CollKind::kAllReduce, "tree", tree_all_reduce},
+    {CollKind::kAllReduce, "hier", hier_all_reduce},
     {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce, true},
     {CollKind::kAllReduce, "shm", shm_all_reduce, true},
     {CollKind::kAllReduce, "single_copy", single_copy_all_reduce, true},

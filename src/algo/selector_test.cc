@@ -50,6 +50,9 @@ TEST(Selector, SingleCopyChoices) {
   EXPECT_STREQ(s.choose(CollKind::kReduce, 8 << 20, 2, true, true).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 8 << 20, 2, true, true).name, "pairwise");
   EXPECT_STRNE(s.choose(CollKind::kAllGather, 8 << 20, 1, true, true).name, "single_copy");
+  // hier (ranks on several hosts) only when asked for.
+  EXPECT_STRNE(s.choose(CollKind::kAllReduce, 64 << 20, 8, false, false).name, "hier");
+  EXPECT_EQ(make("all_reduce:hier").choose(CollKind::kAllReduce, 8, 8).fn, &hier_all_reduce);
   // Forced by name, it is used whatever the size.
   EXPECT_STREQ(make("all_reduce:single_copy").choose(CollKind::kAllReduce, 8, 8, true, true).name,
                "single_copy");

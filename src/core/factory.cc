@@ -114,16 +114,26 @@ Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRe
   // Every rank takes part in the TCP set-up; then the ranks of each host with company
   // set up their shared memory among themselves (keys per host).
   CHORUS_ASSIGN_OR_RETURN(auto far, create_tcp(req, store, exchange));
-  if (local.size() == 1) {
-    CHORUS_LOG(INFO, Init, "rank %d: ranks span hosts and none shares '%s': using tcp", req.rank,
-               me.c_str());
-    return far;
+  std::unique_ptr<transport::Transport> near;
+  if (local.size() > 1) {
+    CHORUS_ASSIGN_OR_RETURN(near, create_shm(req, exchange, local));
+    CHORUS_LOG(INFO, Init, "rank %d: ranks span hosts: shm among the %zu ranks on '%s', tcp to "
+               "the others", req.rank, local.size(), me.c_str());
+  } else {
+    CHORUS_LOG(INFO, Init, "rank %d: ranks span hosts and none shares '%s': using tcp",
+               req.rank, me.c_str());
   }
-  CHORUS_ASSIGN_OR_RETURN(auto near, create_shm(req, exchange, local));
-  CHORUS_LOG(INFO, Init, "rank %d: ranks span hosts: shm among the %zu ranks on '%s', tcp to "
-             "the others", req.rank, local.size(), me.c_str());
+  // Hosts numbered in order of their lowest rank (the same on every rank).
+  std::vector<int> host_index(static_cast<std::size_t>(req.size), -1);
+  int next_host = 0;
+  for (int r = 0; r < req.size; ++r) {
+    if (host_index[r] >= 0) continue;
+    for (int q = r; q < req.size; ++q)
+      if (hosts[q] == hosts[r]) host_index[q] = next_host;
+    ++next_host;
+  }
   return std::unique_ptr<transport::Transport>(std::make_unique<transport::RoutedTransport>(
-      std::move(near), std::move(local), std::move(far)));
+      std::move(near), std::move(local), std::move(far), std::move(host_index)));
 }
 
 }  // namespace chorus::core

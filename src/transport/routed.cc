@@ -39,9 +39,10 @@ Result<RequestPtr> wrap(Result<RequestPtr> inner, bool near) {
 }  // namespace
 
 RoutedTransport::RoutedTransport(std::unique_ptr<Transport> near, std::vector<int> near_ranks,
-                                 std::unique_ptr<Transport> far)
+                                 std::unique_ptr<Transport> far, std::vector<int> hosts)
     : near_(std::move(near)), far_(std::move(far)),
-      near_of_(static_cast<std::size_t>(far_->size()), -1) {
+      near_of_(static_cast<std::size_t>(far_->size()), -1), hosts_(std::move(hosts)) {
+  if (near_ == nullptr) return;  // alone on its host: every peer is far
   for (std::size_t i = 0; i < near_ranks.size(); ++i)
     near_of_[static_cast<std::size_t>(near_ranks[i])] = static_cast<int>(i);
 }
@@ -70,6 +71,7 @@ Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) 
       return invalid_argument(str_printf("wait: request %zu does not belong to this transport", k));
     (r->near() ? near : far).push_back(r->inner());
   }
+  if (near_ == nullptr) return far_->wait(far, deadline);  // alone on its host
   // Each side waits a slice at a time (its own deadline checks, liveness and abort
   // handling included); in between, the other side makes what progress it can, since
   // requests of it that nobody waits for now (e.g. the send of a ring step whose receive
@@ -96,19 +98,19 @@ Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) 
 }
 
 void RoutedTransport::abort(const Status& reason) {
-  near_->abort(reason);
+  if (near_) near_->abort(reason);
   far_->abort(reason);
 }
 
 void RoutedTransport::set_progress(std::uint64_t last_done_seq) {
-  near_->set_progress(last_done_seq);
+  if (near_) near_->set_progress(last_done_seq);
   far_->set_progress(last_done_seq);
 }
 
 std::int64_t RoutedTransport::peer_progress(int peer) const {
   if (peer < 0 || peer >= size()) return -1;
   const int i = near_index(peer);
-  return i >= 0 ? near_->peer_progress(i) : far_->peer_progress(peer);
+  return i >= 0 ? near_->peer_progress(i) : far_->peer_progress(peer);  // i >= 0: near_ set
 }
 
 }  // namespace chorus::transport

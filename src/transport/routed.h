@@ -14,13 +14,18 @@ class RoutedTransport final : public Transport {
  public:
   // `near` runs among the ranks `near_ranks` (job ranks, ascending; its rank i is job rank
   // near_ranks[i], and it names peers by job rank); `far` among all ranks of the job.
+  // `near` may be null for a rank alone on its host (near_ranks = {this rank}): then
+  // everything goes through `far`, and the transport still tells hosts().
   // REQUIRES: this rank is in near_ranks; near->size() == near_ranks.size().
+  // `hosts`: the host of every rank (Transport::hosts()).
   RoutedTransport(std::unique_ptr<Transport> near, std::vector<int> near_ranks,
-                  std::unique_ptr<Transport> far);
+                  std::unique_ptr<Transport> far, std::vector<int> hosts);
 
   int rank() const override { return far_->rank(); }
   int size() const override { return far_->size(); }
-  std::string name() const override { return near_->name() + "+" + far_->name(); }
+  std::string name() const override {
+    return near_ ? near_->name() + "+" + far_->name() : far_->name();
+  }
   Result<RequestPtr> post_send(int peer, Tag tag, const void* data, std::size_t bytes) override;
   Result<RequestPtr> post_recv(int peer, Tag tag, void* data, std::size_t bytes) override;
   // The two sides take turns in slices of kSliceUs (a side with nothing to wait for is
@@ -28,13 +33,14 @@ class RoutedTransport final : public Transport {
   Status wait(std::span<Request* const> reqs, Deadline deadline) override;
   void abort(const Status& reason) override;
   void poke() override {
-    near_->poke();
+    if (near_) near_->poke();
     far_->poke();
   }
   void set_progress(std::uint64_t last_done_seq) override;
   std::int64_t peer_progress(int peer) const override;
   // No shared windows: they would have to span hosts.
   SharedWindows* shared_windows() override { return nullptr; }
+  const std::vector<int>* hosts() const override { return &hosts_; }
 
   static constexpr int kSliceUs = 50;
 
@@ -45,6 +51,7 @@ class RoutedTransport final : public Transport {
   std::unique_ptr<Transport> near_;
   std::unique_ptr<Transport> far_;
   std::vector<int> near_of_;  // per job rank
+  std::vector<int> hosts_;    // per job rank
 };
 
 }  // namespace chorus::transport

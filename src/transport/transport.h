@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "util/deadline.h"
 #include "util/status.h"
@@ -136,6 +137,11 @@ class Transport {
   // `peer` reached, -1 = none known; a kPeerLost message names it.
   virtual void set_progress(std::uint64_t /*last_done_seq*/) {}
   virtual std::int64_t peer_progress(int /*peer*/) const { return -1; }
+
+  // When the ranks span hosts: the host of every rank (0, 1, ... in order of each host's
+  // lowest rank; the same on every rank), for algorithms that keep traffic within hosts.
+  // Null when every rank is on one host or the transport does not know (the default).
+  virtual const std::vector<int>* hosts() const { return nullptr; }
 
   // The shared windows of the ranks, or null when this transport has none (the default).
   virtual SharedWindows* shared_windows() { return nullptr; }
