@@ -16,23 +16,8 @@
 #include "algo/chunking.h"
 #include "algo/patterns.h"
 #include "algo/shm_window.h"
-#include "kernels/reduce.h"
 
 namespace chorus::algo {
-
-namespace {
-
-// Reduces share `s` (elements [s.offset, s.offset + s.count) of the chunk in half(b) of
-// each window) across all windows in rank order into `dst`.
-void reduce_share(transport::SharedWindows& w, int n, std::uint64_t b, const Block& s,
-                  std::size_t esz, char* dst, const CollArgs& a) {
-  auto at = [&](int j) { return window_half(w, j, b) + s.offset * esz; };
-  kernels::reduce(dst, at(0), at(1), s.count, a.dtype, a.op);
-  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, at(j), s.count, a.dtype, a.op);
-  kernels::finalize(dst, s.count, a.dtype, a.op, n);
-}
-
-}  // namespace
 
 Status shm_direct_all_reduce(transport::Transport& t, const CollArgs& a) {
   const int n = t.size(), r = t.rank();
@@ -51,7 +36,7 @@ Status shm_direct_all_reduce(transport::Transport& t, const CollArgs& a) {
     const Block s = split_block(cnt, n, r);
     if (s.count > 0) {
       char* dst = recv + (first + s.offset) * esz;
-      reduce_share(*w, n, b, s, esz, dst, a);
+      reduce_windows(*w, n, b, s.offset * esz, s.count, dst, a);
       std::memcpy(window_half(*w, r, b + 1) + s.offset * esz, dst, s.count * esz);
     }
     CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));

@@ -16,9 +16,6 @@
 
 namespace chorus::algo {
 
-namespace {
-
-// dst = op over ranks j of (window j, half(b), at byte offset `off`), rank order 0..n-1.
 void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::size_t off,
                     std::size_t count, char* dst, const CollArgs& a) {
   auto at = [&](int j) { return window_half(w, j, b) + off; };
@@ -26,6 +23,8 @@ void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::si
   for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, at(j), count, a.dtype, a.op);
   kernels::finalize(dst, count, a.dtype, a.op, n);
 }
+
+namespace {
 
 // all_reduce (all ranks reduce) and reduce (`root` only; -1 = all).
 Status one_shot(transport::SharedWindows& w, transport::Transport& t, const CollArgs& a,

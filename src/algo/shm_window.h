@@ -26,6 +26,13 @@ inline char* window_half(transport::SharedWindows& w, int rank, std::uint64_t ba
   return static_cast<char*>(w.window(rank)) + (barriers % 2) * window_half_bytes(w);
 }
 
+// dst = op over ranks j = 0..n-1, in rank order, of `count` elements at byte offset `off`
+// of half(b) of window j, finalized (kAvg); a.dtype and a.op name the reduction
+// (shm_reduce.cc; used by shm_direct too).
+struct CollArgs;
+void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::size_t off,
+                    std::size_t count, char* dst, const CollArgs& a);
+
 // The windows when the transport has them, more than one rank takes part, and a half
 // holds at least `min_half_bytes`; null otherwise (the caller falls back).
 inline transport::SharedWindows* usable_windows(transport::Transport& t,

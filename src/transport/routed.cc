@@ -63,7 +63,10 @@ Result<RequestPtr> RoutedTransport::post_recv(int peer, Tag tag, void* data, std
 }
 
 Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) {
-  std::vector<Request*> near, far;
+  // Per waiting thread, reused: no allocation per wait once warm.
+  thread_local std::vector<Request*> near, far;
+  near.clear();
+  far.clear();
   for (std::size_t k = 0; k < reqs.size(); ++k) {
     if (reqs[k] == nullptr) continue;
     auto* r = dynamic_cast<RoutedRequest*>(reqs[k]);

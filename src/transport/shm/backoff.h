@@ -8,9 +8,19 @@
 #pragma once
 #include <time.h>
 
+#include <algorithm>
 #include <cstdint>
 
+#include "util/deadline.h"
+
 namespace chorus::shm {
+
+// How long a waiter with nothing to do sleeps on its doorbell (doorbell.h): until
+// `deadline`, at most `cap_us`, at least 20 us; to the microsecond, so a caller waiting in
+// short slices (transport::RoutedTransport) gets its turn back on time.
+inline long doorbell_sleep_us(const Deadline& deadline, long cap_us) {
+  return std::max(20L, deadline.remaining_us(cap_us));
+}
 
 class Backoff {
  public:

@@ -15,7 +15,6 @@ namespace chorus::shm {
 
 namespace {
 constexpr int kSleepCapMs = 10;     // futex sleep bound: liveness and deadline re-checks
-constexpr long kMinSleepUs = 20;    // shortest futex sleep
 }  // namespace
 
 Status Engine::timeout_status(std::span<Op* const> ops) const {
@@ -123,9 +122,7 @@ bool Engine::drive(std::unique_lock<std::mutex>& lk, Deadline deadline) {
     backoff_.reset();
     return false;
   }
-  // Down to short sleeps, so a caller waiting in slices (transport::RoutedTransport) gets
-  // its turn back on time.
-  const long us = std::max(kMinSleepUs, deadline.remaining_us(1000L * kSleepCapMs));
+  const long us = doorbell_sleep_us(deadline, 1000L * kSleepCapMs);
   lk.unlock();
   sleep_on_doorbell(me_, seen, us);
   lk.lock();

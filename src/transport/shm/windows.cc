@@ -4,7 +4,6 @@
 // by any rank and peer liveness, so it never hangs.
 #include <sched.h>
 
-#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -100,7 +99,7 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
       const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
       me_.sleeping.store(1, std::memory_order_seq_cst);
       if (!all_arrived() && !aborted())
-        sleep_on_doorbell(me_, seen, 1000L * std::max(1, deadline.remaining_ms(kSleepCapMs)));
+        sleep_on_doorbell(me_, seen, doorbell_sleep_us(deadline, 1000L * kSleepCapMs));
       me_.sleeping.store(0, std::memory_order_relaxed);
       backoff.woken();
     }
