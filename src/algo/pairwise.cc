@@ -8,6 +8,7 @@
 #include "algo/algorithm.h"
 #include "algo/chunking.h"
 #include "algo/patterns.h"
+#include "algo/scratch.h"
 
 namespace chorus::algo {
 
@@ -18,9 +19,9 @@ Status pairwise_all_to_all(transport::Transport& t, const CollArgs& a) {
   char* recv = static_cast<char*>(a.recv);
   const char* send = static_cast<const char*>(a.send);
   // In place, incoming blocks would overwrite blocks not yet sent: send from a copy.
-  std::vector<char> copy;
-  if (send == recv && n > 1) {
-    copy.assign(send, send + bytes * n);
+  const Scratch copy(ScratchSlot::kPairwise, send == recv && n > 1 ? bytes * n : 0);
+  if (copy.data() != nullptr) {
+    std::memcpy(copy.data(), send, bytes * n);
     send = copy.data();
   }
   copy_if_distinct(recv + r * bytes, send + r * bytes, bytes);

@@ -6,6 +6,7 @@
 #include "algo/algorithm.h"
 #include "algo/chunking.h"
 #include "algo/patterns.h"
+#include "algo/scratch.h"
 #include "kernels/reduce.h"
 
 namespace chorus::algo {
@@ -25,7 +26,7 @@ Status rhd_all_reduce(transport::Transport& t, const CollArgs& a) {
   while ((1 << log_p) < p) ++log_p;
   const std::uint32_t fold_step = 0, unfold_step = 2 * log_p + 1;
   const int vr = rhd_vrank(r, n), fold = rhd_fold_partner(r, n);
-  std::vector<char> tmp(count * esz);
+  const Scratch tmp(ScratchSlot::kRhd, count * esz);
   // Pre-step: even ranks of the first 2(n-p) hand their data to their odd neighbour and
   // wait for the finished result.
   if (vr < 0) {

@@ -10,6 +10,7 @@
 #include "algo/algorithm.h"
 #include "algo/chunking.h"
 #include "algo/patterns.h"
+#include "algo/scratch.h"
 #include "kernels/reduce.h"
 
 namespace chorus::algo {
@@ -54,8 +55,8 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
   };
   // Not zero-filled: every byte is written by a receive before it is read.
   const std::size_t block_bytes = n > 2 ? lay.max_block() * esz : 0;
-  std::unique_ptr<char[]> tmp[2] = {std::make_unique_for_overwrite<char[]>(block_bytes),
-                                    std::make_unique_for_overwrite<char[]>(n > 3 ? block_bytes : 0)};
+  const Scratch tmp[2] = {Scratch(ScratchSlot::kRingBlock0, block_bytes),
+                          Scratch(ScratchSlot::kRingBlock1, n > 3 ? block_bytes : 0)};
   std::vector<std::vector<RequestPtr>> sends(n);
   // Step 0 sends block r-1 straight from the input.
   const Block first = lay.block(mod(r - 1, n));
@@ -68,7 +69,7 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
   }
   for (int s = 0; s < n - 2; ++s) {
     const Block b = lay.block(mod(r - s - 2, n));
-    char* buf = tmp[s % 2].get();
+    char* buf = tmp[s % 2].data();
     // tmp[s % 2] was the source of step s-1's sends (posted during step s-2).
     if (s >= 1) CHORUS_RETURN_IF_ERROR(wait_all(t, sends[s - 1], a.deadline));
     std::vector<RequestPtr> recvs;
@@ -94,12 +95,12 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
   const std::size_t chunks = ch.chunks(b.count);
   const std::size_t nslots = std::min(chunks, kLastStepSlots);
   const std::size_t slot_bytes = std::min(ch.elems, b.count) * esz;
-  auto slots = std::make_unique_for_overwrite<char[]>(nslots * slot_bytes);
+  const Scratch slots(ScratchSlot::kRingSlots, nslots * slot_bytes);
   std::vector<RequestPtr> recvs(nslots);
   auto post = [&](std::size_t c) -> Status {
     const Block k = ch.chunk(b.count, c);
     CHORUS_ASSIGN_OR_RETURN(recvs[c % nslots], t.post_recv(prev, step(s, c),
-                                                           slots.get() + (c % nslots) * slot_bytes,
+                                                           slots.data() + (c % nslots) * slot_bytes,
                                                            k.count * esz));
     return Status();
   };
@@ -107,7 +108,7 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
   for (std::size_t c = 0; c < chunks; ++c) {
     const Block k = ch.chunk(b.count, c);
     CHORUS_RETURN_IF_ERROR(transport::wait_one(t, recvs[c % nslots].get(), a.deadline));
-    kernels::reduce(out + k.offset * esz, slots.get() + (c % nslots) * slot_bytes,
+    kernels::reduce(out + k.offset * esz, slots.data() + (c % nslots) * slot_bytes,
                     src + (b.offset + k.offset) * esz, k.count, a.dtype, a.op);
     recvs[c % nslots].reset();
     if (c + nslots < chunks) CHORUS_RETURN_IF_ERROR(post(c + nslots));
@@ -214,12 +215,9 @@ Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a) {
     return Status();
   }
   // recv == send (not block r) overlaps input still being sent: reduce into scratch.
-  std::vector<char> scratch;
-  char* out = recv;
-  if (recv != src + r * bytes && overlaps(recv, bytes, src, bytes * n)) {
-    scratch.resize(bytes);
-    out = scratch.data();
-  }
+  const bool aside = recv != src + r * bytes && overlaps(recv, bytes, src, bytes * n);
+  const Scratch scratch(ScratchSlot::kRingOut, aside ? bytes : 0);
+  char* out = aside ? scratch.data() : recv;
   CHORUS_RETURN_IF_ERROR(ring_rs_core(t, a, src, out, Layout{a.count, n, true}, 0));
   kernels::finalize(out, a.count, a.dtype, a.op, n);
   if (out != recv) std::memcpy(recv, out, bytes);

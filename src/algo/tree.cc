@@ -6,6 +6,7 @@
 #include "algo/algorithm.h"
 #include "algo/chunking.h"
 #include "algo/patterns.h"
+#include "algo/scratch.h"
 #include "kernels/reduce.h"
 
 namespace chorus::algo {
@@ -31,17 +32,10 @@ Status reduce_impl(transport::Transport& t, const CollArgs& a, std::uint32_t ste
   const std::size_t nk = kids.size();
   const Chunking ch = make_chunking(a, a.count);
   const std::size_t nch = ch.chunks(a.count);
-  std::vector<char> scratch;
-  char* acc = nullptr;  // running reduction; leaves send their input directly
-  if (!kids.empty()) {
-    if (parent < 0) {
-      acc = static_cast<char*>(a.recv);
-    } else {
-      scratch.resize(a.count * esz);
-      acc = scratch.data();
-    }
-  }
-  std::vector<char> tmp(2 * nk * ch.elems * esz);
+  // Running reduction (leaves send their input directly): the root's output, else scratch.
+  const Scratch scratch(ScratchSlot::kTreeAcc, !kids.empty() && parent >= 0 ? a.count * esz : 0);
+  char* acc = kids.empty() ? nullptr : parent < 0 ? static_cast<char*>(a.recv) : scratch.data();
+  const Scratch tmp(ScratchSlot::kTreeChunks, 2 * nk * ch.elems * esz);
   std::vector<RequestPtr> recvs(2 * nk);
   auto slot = [&](std::size_t c, std::size_t k) { return (c % 2) * nk + k; };
   auto post_recvs = [&](std::size_t c) -> Status {

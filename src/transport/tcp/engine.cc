@@ -92,6 +92,7 @@ void Engine::fail_peer(Peer& p, Status st) {
   // Eager messages that fully arrived before the connection closed stay receivable (the
   // peer sent them and may have exited since); rendezvous offers can no longer complete.
   std::erase_if(p.unexpected, [](const Unexpected& u) { return u.rts; });
+  p.ready.clear();
   p.in_body = false;
   p.in_op = nullptr;
   p.in_buf = {};
@@ -151,6 +152,14 @@ void Engine::post_recv_locked(Peer& p, Op* op) {
   if (take_unexpected(p, op) || overtaken(p, op)) return;
   op->where = Op::Where::kPosted;
   p.posted.push_back(op);
+  // Receiver ready: a large message may then come at once, without rts and cts (one
+  // message in flight instead of three on the path of a pipelined algorithm). If the
+  // sender's rts crosses this, it ignores the rtr and the rendezvous goes on as usual.
+  if (op->bytes > eager_bytes_) {
+    op->rtr = true;
+    op->rdv_id = p.next_rdv_id++;
+    queue_control(p, FrameKind::kRtr, op->tag, op->bytes, op->rdv_id);
+  }
 }
 
 bool Engine::take_unexpected(Peer& p, Op* op) {
@@ -185,26 +194,41 @@ void Engine::answer_rts(Peer& p, Op* op, std::uint64_t rdv_id, std::uint64_t len
 }
 
 void Engine::post_send_locked(Peer& p, Op* op) {
+  const bool ready = take_ready(p, op);
+  if (op->bytes <= eager_bytes_) return queue_payload(p, op, FrameKind::kEager);
+  if (ready) return queue_payload(p, op, FrameKind::kPut);
+  // A mismatched rtr was dropped above: the rts lets the receiver report the mismatch.
+  op->rdv_id = p.next_rdv_id++;
+  op->where = Op::Where::kAwaitCts;
+  p.await_cts.push_back(op);
+  queue_control(p, FrameKind::kRts, op->tag, op->bytes, op->rdv_id);
+}
+
+bool Engine::take_ready(Peer& p, Op* op) {
+  auto it = std::find_if(p.ready.begin(), p.ready.end(),
+                         [&](const Ready& r) { return r.tag.matches(op->tag); });
+  if (it == p.ready.end()) return false;
+  const bool fits = it->length == op->bytes && !signatures_differ(it->tag.sig, op->tag.sig);
+  op->rdv_id = it->id;
+  p.ready.erase(it);
+  return fits;
+}
+
+void Engine::queue_payload(Peer& p, Op* op, FrameKind kind) {
   FrameHeader h;
+  h.kind = kind;
   h.job_token = job_token_;
   h.tag = op->tag;
   h.length = op->bytes;
+  h.arg = kind == FrameKind::kEager ? 0 : op->rdv_id;
   h.progress = progress_.load(std::memory_order_relaxed);
   OutFrame& f = p.out.emplace_back();
-  if (op->bytes <= eager_bytes_) {
-    h.kind = FrameKind::kEager;
-    f.payload = op->send_data;
-    f.payload_len = op->bytes;
-    f.op = op;
-    op->where = Op::Where::kOutQueue;
-  } else {
-    h.kind = FrameKind::kRts;
-    h.arg = op->rdv_id = p.next_rdv_id++;
-    f.rdv_id = op->rdv_id;
-    op->where = Op::Where::kAwaitCts;
-    p.await_cts.push_back(op);
-  }
-  f.kind = h.kind;
+  f.kind = kind;
+  f.rdv_id = h.arg;
+  f.payload = op->send_data;
+  f.payload_len = op->bytes;
+  f.op = op;
+  op->where = Op::Where::kOutQueue;
   encode_frame(h, f.hdr);
 }
 
@@ -228,7 +252,11 @@ void Engine::cancel(Op* op) {
   if (op->done.load(std::memory_order_acquire) || op->where == Op::Where::kNone) return;
   Peer& p = peers_[op->peer];
   switch (op->where) {
-    case Op::Where::kPosted: erase_one(p.posted, op); break;
+    case Op::Where::kPosted:
+      erase_one(p.posted, op);
+      // The sender may hold our rtr: withdraw it (a put already on its way is discarded).
+      if (op->rtr) queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
+      break;
     case Op::Where::kAwaitData: erase_one(p.await_data, op); break;  // data will be discarded
     case Op::Where::kReading:
       p.in_sink = Peer::Sink::kDiscard;
@@ -258,9 +286,10 @@ void Engine::cancel_send(Peer& p, Op* op) {
   auto it = std::find_if(p.out.begin(), p.out.end(), [&](const OutFrame& f) { return f.op == op; });
   if (it == p.out.end()) return;
   if (it->sent == 0) {
-    bool data = it->kind == FrameKind::kData;
+    // The receiver of a data or put frame waits for it: tell it the send is gone.
+    const bool awaited = it->kind == FrameKind::kData || it->kind == FrameKind::kPut;
     p.out.erase(it);
-    if (data) queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
+    if (awaited) queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
     return;
   }
   it->owned.assign(it->payload, it->payload + it->payload_len);

@@ -67,6 +67,11 @@ class Engine {
   // Completes `op` from a matching unexpected message; false when none matches.
   bool take_unexpected(Peer& p, Op* op);
   void post_send_locked(Peer& p, Op* op);
+  // Queues `op`'s payload behind a header of `kind` (eager, data or put; arg = rdv_id).
+  void queue_payload(Peer& p, Op* op, FrameKind kind);
+  // Removes the peer's rtr for `op`'s tag; true when it fits `op` (size and signature),
+  // so the payload may go at once (then op->rdv_id is the rtr's id).
+  bool take_ready(Peer& p, Op* op);
   void answer_rts(Peer& p, Op* op, std::uint64_t rdv_id, std::uint64_t length);
   void queue_control(Peer& p, FrameKind kind, transport::Tag tag, std::uint64_t length,
                      std::uint64_t arg);
@@ -113,6 +118,8 @@ class Engine {
   void on_cts(Peer& p, const FrameHeader& h);
   void on_data(Peer& p, const FrameHeader& h);
   void on_nack(Peer& p, const FrameHeader& h);
+  void on_rtr(Peer& p, const FrameHeader& h);
+  void on_put(Peer& p, const FrameHeader& h);
   void on_cancel(Peer& p, const FrameHeader& h);
   Status desync_status(const Peer& p, transport::Tag tag, std::uint64_t got,
                        std::uint64_t expected) const;

@@ -155,6 +155,8 @@ void Engine::on_header(Peer& p) {
     case FrameKind::kData: return on_data(p, h);
     case FrameKind::kNack: return on_nack(p, h);
     case FrameKind::kCancel: return on_cancel(p, h);
+    case FrameKind::kRtr: return on_rtr(p, h);
+    case FrameKind::kPut: return on_put(p, h);
     case FrameKind::kDesync: return on_desync(p, h);
     case FrameKind::kBye: return;  // its progress is all it carries; EOF follows
     case FrameKind::kAbort:
@@ -231,21 +233,30 @@ void Engine::on_rts(Peer& p, const FrameHeader& h) {
 void Engine::on_cts(Peer& p, const FrameHeader& h) {
   Op* op = take_by_id(p.await_cts, h.arg);
   if (op == nullptr) return;  // the send was cancelled; a CANCEL is on its way
-  FrameHeader d;
-  d.kind = FrameKind::kData;
-  d.job_token = job_token_;
-  d.tag = op->tag;
-  d.length = op->bytes;
-  d.arg = op->rdv_id;
-  d.progress = progress_.load(std::memory_order_relaxed);
-  OutFrame& f = p.out.emplace_back();
-  f.kind = FrameKind::kData;
-  f.rdv_id = op->rdv_id;
-  f.payload = op->send_data;
-  f.payload_len = op->bytes;
-  f.op = op;
-  op->where = Op::Where::kOutQueue;
-  encode_frame(d, f.hdr);
+  queue_payload(p, op, FrameKind::kData);
+}
+
+void Engine::on_rtr(Peer& p, const FrameHeader& h) {
+  // A send already announced by an rts crossed this rtr: the peer answers that rts.
+  if (std::any_of(p.await_cts.begin(), p.await_cts.end(),
+                  [&](const Op* op) { return op->tag.matches(h.tag); }))
+    return;
+  p.ready.push_back(Ready{h.tag, h.length, h.arg});
+}
+
+void Engine::on_put(Peer& p, const FrameHeader& h) {
+  p.in_frame = h;
+  auto it = std::find_if(p.posted.begin(), p.posted.end(), [&](const Op* op) {
+    return op->rtr && op->rdv_id == h.arg && op->tag.matches(h.tag);
+  });
+  if (it == p.posted.end()) return begin_body(p, Peer::Sink::kDiscard, nullptr);  // withdrawn
+  Op* op = *it;
+  p.posted.erase(it);
+  if (op->bytes != h.length) {  // the sender checks this; a corrupt peer may not
+    complete(op, desync_status(p, h.tag, h.length, op->bytes));
+    return begin_body(p, Peer::Sink::kDiscard, nullptr);
+  }
+  begin_body(p, Peer::Sink::kOp, op);
 }
 
 void Engine::on_data(Peer& p, const FrameHeader& h) {
@@ -272,14 +283,31 @@ void Engine::on_nack(Peer& p, const FrameHeader& h) {
   cv_.notify_all();
 }
 
+// A cancel names (tag, id): the peer withdrew its rts or rtr, or gave up a data or put
+// frame this rank waits for. Ids of the two sides may coincide; tags never do.
 void Engine::on_cancel(Peer& p, const FrameHeader& h) {
+  auto same = [&](const transport::Tag& t, std::uint64_t id) {
+    return id == h.arg && t.matches(h.tag);
+  };
   auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
-                         [&](const Unexpected& u) { return u.rts && u.rdv_id == h.arg; });
+                         [&](const Unexpected& u) { return u.rts && same(u.tag, u.rdv_id); });
   if (it != p.unexpected.end()) {
     p.unexpected.erase(it);
     return;
   }
-  Op* op = take_by_id(p.await_data, h.arg);
+  std::erase_if(p.ready, [&](const Ready& r) { return same(r.tag, r.id); });
+  Op* op = nullptr;
+  auto waiting = [&](const Op* o) { return same(o->tag, o->rdv_id); };
+  if (auto d = std::find_if(p.await_data.begin(), p.await_data.end(), waiting);
+      d != p.await_data.end()) {
+    op = *d;
+    p.await_data.erase(d);
+  } else if (auto q = std::find_if(p.posted.begin(), p.posted.end(),
+                                   [&](const Op* o) { return o->rtr && waiting(o); });
+             q != p.posted.end()) {
+    op = *q;
+    p.posted.erase(q);
+  }
   if (op == nullptr) return;
   complete(op, Status(ErrorCode::kAborted,
                       str_printf("peer rank %d (%s) cancelled its send with tag comm %u seq %llu "

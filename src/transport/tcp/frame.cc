@@ -32,6 +32,8 @@ const char* frame_kind_name(FrameKind kind) {
     case FrameKind::kAbort: return "abort";
     case FrameKind::kDesync: return "desync";
     case FrameKind::kBye: return "bye";
+    case FrameKind::kRtr: return "rtr";
+    case FrameKind::kPut: return "put";
   }
   return "unknown";
 }
@@ -98,7 +100,9 @@ Status validate_frame(const FrameHeader& h, std::uint64_t job_token, std::uint64
     }
     case FrameKind::kRts:
     case FrameKind::kData:
-    case FrameKind::kNack: limit = kMaxMessageBytes; break;
+    case FrameKind::kNack:
+    case FrameKind::kRtr:
+    case FrameKind::kPut: limit = kMaxMessageBytes; break;
     default:
       return Status(ErrorCode::kIo, str_printf("unknown frame kind %u", unsigned(h.kind)));
   }

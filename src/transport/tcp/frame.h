@@ -10,7 +10,7 @@
 namespace chorus::tcp {
 
 inline constexpr std::uint32_t kFrameMagic = 0x53524843;  // bytes "CHRS" on the wire
-inline constexpr std::uint16_t kWireVersion = 3;
+inline constexpr std::uint16_t kWireVersion = 4;
 inline constexpr std::size_t kFrameHeaderBytes = 64;
 // Longest reason text an abort frame may carry.
 inline constexpr std::uint64_t kMaxAbortReasonBytes = 1024;
@@ -30,6 +30,8 @@ enum class FrameKind : std::uint16_t {
   kDesync = 9,  // receiver's signature (tag.sig) differs from the message's (peer_sig);
                 // tag = the message's slot; arg = rendezvous id (0 for eager)
   kBye = 10,    // the sender closes its transport normally; carries only its progress
+  kRtr = 11,    // receiver ready: a receive of `length` bytes for `tag` is posted; arg = its id
+  kPut = 12,    // payload of `length` bytes answering rtr `arg` follows
 };
 const char* frame_kind_name(FrameKind kind);
 

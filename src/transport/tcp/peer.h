@@ -36,6 +36,7 @@ struct Op {
   std::uint8_t* recv_data = nullptr;
   std::size_t bytes = 0;
   std::uint64_t rdv_id = 0;     // rendezvous id, 0 when eager
+  bool rtr = false;             // recv announced to the sender by an rtr (id rdv_id)
   std::atomic<bool> done{false};  // set (release) after `status` is final
   Status status;
 };
@@ -62,6 +63,13 @@ struct Unexpected {
   std::vector<std::uint8_t> data;  // eager payload
 };
 
+// A receive the peer announced (rtr) before this rank posted the matching send.
+struct Ready {
+  transport::Tag tag;
+  std::uint64_t length = 0;
+  std::uint64_t id = 0;
+};
+
 struct Peer {
   enum class Sink : std::uint8_t { kOp, kUnexpected, kDiscard, kAbortReason };
   int rank = -1;
@@ -79,6 +87,8 @@ struct Peer {
   std::deque<Unexpected> unexpected;
   std::vector<Op*> await_cts;
   std::vector<Op*> await_data;
+  std::vector<Ready> ready;
+  // Ids of this side's rts and rtr frames to the peer: one counter, so no two collide.
   std::uint64_t next_rdv_id = 1;
   // The peer's last completed collective seq + 1 (0 = none), from its frame headers.
   std::uint64_t progress = 0;
