@@ -32,6 +32,9 @@ struct CollArgs {
   std::uint64_t sig = 0;  // operation signature (algo/signature.h), carried by every tag
   Deadline deadline;
   std::size_t chunk_bytes = 1 << 20;  // pipelining unit
+  // Messages up to this many bytes are latency-bound (CHORUS_SMALL_MSG_SIZE): algorithms
+  // that run sub-steps pick latency-optimised ones for them.
+  std::size_t small_bytes = 64 << 10;
   transport::Tag tag(std::uint32_t step) const { return transport::Tag{comm, seq, step, sig}; }
 };
 
@@ -41,9 +44,14 @@ using CollFn = Status (*)(transport::Transport& t, const CollArgs& a);
 Status ring_all_reduce(transport::Transport& t, const CollArgs& a);
 Status tree_all_reduce(transport::Transport& t, const CollArgs& a);  // reduce to 0 + broadcast
 Status rhd_all_reduce(transport::Transport& t, const CollArgs& a);   // recursive halving-doubling
-// Ranks on several hosts (Transport::hosts()): reduce within each host, all_reduce among
-// one rank per host, broadcast within (hier.cc); ring without hosts().
+// Ranks on several hosts (Transport::hosts(), hier*.cc): within each host first, then
+// across hosts, each rank with its counterparts on the other hosts where every host has
+// as many ranks, else through one leader per host; the flat algorithm without hosts().
 Status hier_all_reduce(transport::Transport& t, const CollArgs& a);
+Status hier_reduce_scatter(transport::Transport& t, const CollArgs& a);
+Status hier_all_gather(transport::Transport& t, const CollArgs& a);
+Status hier_broadcast(transport::Transport& t, const CollArgs& a);
+Status hier_reduce(transport::Transport& t, const CollArgs& a);
 // Reduces straight out of the shared windows (Transport::shared_windows()); ring without.
 Status shm_direct_all_reduce(transport::Transport& t, const CollArgs& a);
 // Through the shared windows, one barrier per chunk (shm_reduce.cc, shm_move.cc); each
@@ -63,6 +71,12 @@ Status single_copy_reduce_scatter(transport::Transport& t, const CollArgs& a);
 Status single_copy_broadcast(transport::Transport& t, const CollArgs& a);
 Status single_copy_all_gather(transport::Transport& t, const CollArgs& a);
 Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a);
+// The halves of ring_all_reduce, for hierarchical algorithms: `count` elements split into
+// size() near-equal blocks (patterns.h split_block). reduce_scatter_split writes rank r's
+// block, reduced but not finalized, at its offset in `recv` (send may equal recv);
+// all_gather_split fills the other blocks of `recv` from the block at rank r's offset.
+Status ring_reduce_scatter_split(transport::Transport& t, const CollArgs& a);
+Status ring_all_gather_split(transport::Transport& t, const CollArgs& a);
 // reduce_scatter / all_gather (count = elements per rank)
 Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a);
 Status ring_all_gather(transport::Transport& t, const CollArgs& a);

@@ -1,17 +1,21 @@
 // hier all_reduce: for ranks on several hosts (Transport::hosts()), keeps most traffic
-// within each host:
-//   1. reduce (sum of the inputs; avg is finished at the end) to each host's leader, its
-//      lowest rank, by a binomial tree over that host's ranks (shared memory);
-//   2. all_reduce among the leaders, one per host (ring: TCP);
-//   3. the leader finalizes (avg: divides by the job's size) and broadcasts within its
-//      host (tree).
-// Bytes over TCP per host: 2(H-1)/H x S for H hosts, against 2(n-1)/n x S per rank (and
-// L ranks per host) in a flat ring. Each phase runs on a GroupView with its own tag comm,
-// so their messages never meet. Without hosts() it runs ring_all_reduce.
+// within each host. With L ranks on every host (counterpart form):
+//   1. reduce-scatter within the host (ring halves): local rank i holds the host's sum of
+//      share i (1/L of the buffer);
+//   2. all_reduce of share i among the counterparts (the rank at local index i on every
+//      host): L connections carry the inter-host bytes at once;
+//   3. finalize share i (avg: divide by the job's size) and all-gather within the host.
+// Bytes across hosts per host: 2(H-1)/H x S for H hosts, against 2(n-1)/n x S per rank
+// (L per host) in a flat ring. With uneven hosts (leader form): reduce to each host's
+// lowest rank (binomial tree), all_reduce among those leaders, broadcast within. Each
+// phase runs on a GroupView with its own tag comm (phase_comm), so messages never meet.
+// Without hosts() it runs the flat algorithm.
 #include <algorithm>
 
 #include "algo/algorithm.h"
 #include "algo/chunking.h"
+#include "algo/hier_layout.h"
+#include "algo/patterns.h"
 #include "kernels/reduce.h"
 #include "transport/group_view.h"
 
@@ -19,45 +23,71 @@ namespace chorus::algo {
 
 namespace {
 
-// Tag comm of phase p (1..3) of an operation of communicator `comm`.
-std::uint32_t phase_comm(std::uint32_t comm, std::uint32_t p) { return comm ^ (p << 28); }
+// Flat all_reduce among a group: latency-bound messages by recursive halving-doubling.
+Status flat_all_reduce(transport::Transport& t, const CollArgs& a) {
+  if (a.count * elem_bytes(a) <= a.small_bytes) return rhd_all_reduce(t, a);
+  return ring_all_reduce(t, a);
+}
 
-}  // namespace
+ReduceOp unfinalized(ReduceOp op) { return op == ReduceOp::kAvg ? ReduceOp::kSum : op; }
 
-Status hier_all_reduce(transport::Transport& t, const CollArgs& a) {
-  const std::vector<int>* hosts = t.hosts();
-  if (hosts == nullptr || a.count == 0) return ring_all_reduce(t, a);
-  const int n = t.size(), r = t.rank();
-  const int mine = (*hosts)[r];
-  std::vector<int> local, leaders;
-  for (int q = 0; q < n; ++q) {
-    if ((*hosts)[q] == mine) local.push_back(q);
-    if (std::find(hosts->begin(), hosts->begin() + q, (*hosts)[q]) == hosts->begin() + q)
-      leaders.push_back(q);  // the first rank of its host
-  }
-  const bool leader = local.front() == r;
-  const ReduceOp sum_op = a.op == ReduceOp::kAvg ? ReduceOp::kSum : a.op;
-
+Status leader_all_reduce(transport::Transport& t, const CollArgs& a, const HostLayout& l) {
+  const bool leader = l.local.front() == t.rank();
   CollArgs p1 = a;  // reduce to the leader (local rank 0), not finalized
-  p1.op = sum_op;
+  p1.op = unfinalized(a.op);
   p1.root = 0;
   p1.comm = phase_comm(a.comm, 1);
-  transport::GroupView host(t, local);
+  transport::GroupView host(t, l.local);
   CHORUS_RETURN_IF_ERROR(tree_reduce(host, p1));
   if (leader) {
     CollArgs p2 = a;  // all_reduce among leaders, in place on recv
     p2.send = a.recv;
-    p2.op = sum_op;
+    p2.op = unfinalized(a.op);
     p2.comm = phase_comm(a.comm, 2);
-    transport::GroupView across(t, leaders);
-    if (leaders.size() > 1) CHORUS_RETURN_IF_ERROR(ring_all_reduce(across, p2));
-    kernels::finalize(a.recv, a.count, a.dtype, a.op, n);
+    transport::GroupView across(t, l.leaders);
+    if (l.leaders.size() > 1) CHORUS_RETURN_IF_ERROR(flat_all_reduce(across, p2));
+    kernels::finalize(a.recv, a.count, a.dtype, a.op, t.size());
   }
   CollArgs p3 = a;  // broadcast from the leader, in place
   p3.send = a.recv;
   p3.root = 0;
   p3.comm = phase_comm(a.comm, 3);
   return tree_broadcast(host, p3);
+}
+
+Status counterpart_all_reduce(transport::Transport& t, const CollArgs& a, const HostLayout& l) {
+  const int L = static_cast<int>(l.local.size());
+  transport::GroupView host(t, l.local);
+  CollArgs p1 = a;  // share local_index of the host's sum, at its offset in recv
+  p1.op = unfinalized(a.op);
+  p1.comm = phase_comm(a.comm, 1);
+  CHORUS_RETURN_IF_ERROR(ring_reduce_scatter_split(host, p1));
+  const Block mine = split_block(a.count, L, l.local_index);
+  char* share = static_cast<char*>(a.recv) + mine.offset * elem_bytes(a);
+  if (mine.count > 0 && l.counterparts.size() > 1) {
+    CollArgs p2 = a;  // the share among the counterparts, in place
+    p2.send = share;
+    p2.recv = share;
+    p2.count = mine.count;
+    p2.op = unfinalized(a.op);
+    p2.comm = phase_comm(a.comm, 2);
+    transport::GroupView across(t, l.counterparts);
+    CHORUS_RETURN_IF_ERROR(flat_all_reduce(across, p2));
+  }
+  kernels::finalize(share, mine.count, a.dtype, a.op, t.size());
+  CollArgs p3 = a;  // every share to every local rank
+  p3.send = a.recv;
+  p3.comm = phase_comm(a.comm, 3);
+  return ring_all_gather_split(host, p3);
+}
+
+}  // namespace
+
+Status hier_all_reduce(transport::Transport& t, const CollArgs& a) {
+  const std::optional<HostLayout> l = host_layout(t);
+  if (!l || a.count == 0) return flat_all_reduce(t, a);
+  if (l->uniform() && a.count >= l->local.size()) return counterpart_all_reduce(t, a, *l);
+  return leader_all_reduce(t, a, *l);
 }
 
 }  // namespace chorus::algo

@@ -234,6 +234,22 @@ Status ring_all_gather(transport::Transport& t, const CollArgs& a) {
   return ring_ag_core(t, a, recv, Layout{a.count, n, true}, 0);
 }
 
+Status ring_reduce_scatter_split(transport::Transport& t, const CollArgs& a) {
+  if (a.count == 0) return Status();
+  const Layout lay{a.count, t.size(), false};
+  char* out = static_cast<char*>(a.recv) + lay.block(t.rank()).offset * elem_bytes(a);
+  if (t.size() == 1) {
+    copy_if_distinct(out, a.send, a.count * elem_bytes(a));
+    return Status();
+  }
+  return ring_rs_core(t, a, static_cast<const char*>(a.send), out, lay, 0);
+}
+
+Status ring_all_gather_split(transport::Transport& t, const CollArgs& a) {
+  if (a.count == 0 || t.size() == 1) return Status();
+  return ring_ag_core(t, a, static_cast<char*>(a.recv), Layout{a.count, t.size(), false}, 0);
+}
+
 // Reduce-scatter then all-gather, fused: the all-gather's receives are posted before the
 // reduce-scatter starts, and each chunk of this rank's block is finalized and sent on as
 // soon as it is reduced (while it is still in cache), so the ring never drains between

@@ -18,7 +18,8 @@ enum class ScratchSlot : int {
   kTreeChunks,   // tree reduce: children's chunks
   kRhd,          // recursive halving-doubling: the received half
   kPairwise,     // all_to_all in place: the input
-  kHier,         // hierarchical algorithms: a host's share
+  kHier,         // hierarchical algorithms: blocks packed by host group
+  kHierPart,     // hierarchical algorithms: a group's part
   kCount
 };
 

@@ -2,7 +2,9 @@
 // ("ring" for every collective that has a ring, or "all_reduce:rhd,broadcast:tree").
 #include "algo/selector.h"
 
+#include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include "util/strings.h"
 
@@ -29,14 +31,18 @@ constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "shm", shm_all_reduce, true},
     {CollKind::kAllReduce, "single_copy", single_copy_all_reduce, true},
     {CollKind::kReduce, "tree", tree_reduce},
+    {CollKind::kReduce, "hier", hier_reduce},
     {CollKind::kReduce, "shm", shm_reduce, true},
     {CollKind::kBroadcast, "tree", tree_broadcast},
+    {CollKind::kBroadcast, "hier", hier_broadcast},
     {CollKind::kBroadcast, "shm", shm_broadcast, true},
     {CollKind::kBroadcast, "single_copy", single_copy_broadcast, true},
     {CollKind::kAllGather, "ring", ring_all_gather},
+    {CollKind::kAllGather, "hier", hier_all_gather},
     {CollKind::kAllGather, "shm", shm_all_gather, true},
     {CollKind::kAllGather, "single_copy", single_copy_all_gather, true},
     {CollKind::kReduceScatter, "ring", ring_reduce_scatter},
+    {CollKind::kReduceScatter, "hier", hier_reduce_scatter},
     {CollKind::kReduceScatter, "shm", shm_reduce_scatter, true},
     {CollKind::kReduceScatter, "single_copy", single_copy_reduce_scatter, true},
     {CollKind::kAllToAll, "pairwise", pairwise_all_to_all},
@@ -176,13 +182,38 @@ Result<Selector> Selector::create(const SelectorConfig& cfg) {
   return sel;
 }
 
-Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows,
-                        bool single_copy) const {
+Capabilities capabilities_of(transport::Transport& t) {
+  Capabilities c;
+  const transport::SharedWindows* w = t.shared_windows();
+  c.windows = w != nullptr;
+  c.single_copy = w != nullptr && w->single_copy();
+  if (const std::vector<int>* hosts = t.hosts()) {
+    c.spans_hosts = true;
+    std::vector<int> per_host(hosts->size(), 0);
+    for (int h : *hosts) ++per_host[static_cast<std::size_t>(h)];
+    const int first = per_host[0];
+    c.uniform_hosts = std::all_of(per_host.begin(), per_host.end(),
+                                  [&](int k) { return k == 0 || k == first; });
+  }
+  return c;
+}
+
+Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
+                        const Capabilities& caps) const {
   const int k = static_cast<int>(kind);
   if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
   if (forced_[k] != nullptr) {
     const Entry* e = find(kind, forced_[k]);
     return Choice{e->name, e->fn, e->uses_windows};
+  }
+  const bool has_windows = caps.windows, single_copy = caps.single_copy;
+  if (caps.spans_hosts && nranks > 1) {
+    // Across hosts: within each host first, so the host links carry each byte as few
+    // times as possible (docs/ALGORITHMS.md, "Across hosts"). reduce_scatter and
+    // all_gather need as many ranks on every host.
+    const bool blocks = kind == CollKind::kReduceScatter || kind == CollKind::kAllGather;
+    if (!blocks || caps.uniform_hosts)
+      if (const Entry* e = find(kind, "hier")) return Choice{e->name, e->fn, e->uses_windows};
   }
   const bool oversubscribed = cfg_.host_cpus > 0 && nranks > cfg_.host_cpus;
   if (has_windows && single_copy && nranks > 1 &&

@@ -21,6 +21,17 @@ struct Choice {
   bool uses_windows = false;
 };
 
+// What a communicator's transport offers, fixed when the communicator is built and
+// handed to every choice (core computes it once).
+struct Capabilities {
+  bool windows = false;      // shared windows (Transport::shared_windows())
+  bool single_copy = false;  // ... with single-copy reads of peers (SharedWindows::single_copy())
+  bool spans_hosts = false;  // ranks on several hosts (Transport::hosts())
+  bool uniform_hosts = false;  // ... with as many ranks on every host
+};
+// Reads them off a transport.
+Capabilities capabilities_of(transport::Transport& t);
+
 struct SelectorConfig {
   std::size_t small_bytes = 64 << 10;  // all_reduce <= this: latency algorithms
   std::string override_spec;           // CHORUS_ALGO syntax: "ring" or "all_reduce:rhd,broadcast:tree"
@@ -39,8 +50,11 @@ class Selector {
   // kSend/kRecv (which have no algorithm).
   // `has_windows`: the transport offers shared windows (Transport::shared_windows());
   // `single_copy`: and single-copy reads of peers (SharedWindows::single_copy()).
+  Choice choose(CollKind kind, std::size_t bytes, int nranks, const Capabilities& caps) const;
   Choice choose(CollKind kind, std::size_t bytes, int nranks, bool has_windows = false,
-                bool single_copy = false) const;
+                bool single_copy = false) const {
+    return choose(kind, bytes, nranks, Capabilities{has_windows, single_copy});
+  }
 
  private:
   SelectorConfig cfg_;

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "transport/testing/fake_transport.h"
+
 namespace chorus::algo {
 namespace {
 
@@ -50,7 +52,7 @@ TEST(Selector, SingleCopyChoices) {
   EXPECT_STREQ(s.choose(CollKind::kReduce, 8 << 20, 2, true, true).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 8 << 20, 2, true, true).name, "pairwise");
   EXPECT_STRNE(s.choose(CollKind::kAllGather, 8 << 20, 1, true, true).name, "single_copy");
-  // hier (ranks on several hosts) only when asked for.
+  // hier only for ranks on several hosts (or when asked for).
   EXPECT_STRNE(s.choose(CollKind::kAllReduce, 64 << 20, 8, false, false).name, "hier");
   EXPECT_EQ(make("all_reduce:hier").choose(CollKind::kAllReduce, 8, 8).fn, &hier_all_reduce);
   // Forced by name, it is used whatever the size.
@@ -139,6 +141,43 @@ TEST(Selector, BadSpecsNameVariableAndValue) {
   expect_bad("allreduce:ring", "allreduce");
   expect_bad("send:ring", "send");
   expect_bad("all_reduce:ring,tree", "tree");
+}
+
+// Ranks on several hosts: every collective with a hierarchical algorithm uses it at every
+// size; reduce_scatter and all_gather only with as many ranks on every host.
+TEST(Selector, AcrossHostsHierarchicalByDefault) {
+  const Selector s = make("");
+  Capabilities uniform;
+  uniform.spans_hosts = uniform.uniform_hosts = true;
+  Capabilities uneven;
+  uneven.spans_hosts = true;
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{64} << 20}) {
+    for (CollKind k : {CollKind::kAllReduce, CollKind::kReduceScatter, CollKind::kAllGather,
+                       CollKind::kBroadcast, CollKind::kReduce}) {
+      EXPECT_STREQ(s.choose(k, bytes, 4, uniform).name, "hier") << to_string(k) << " " << bytes;
+    }
+    EXPECT_STREQ(s.choose(CollKind::kAllReduce, bytes, 3, uneven).name, "hier");
+    EXPECT_STREQ(s.choose(CollKind::kBroadcast, bytes, 3, uneven).name, "hier");
+    EXPECT_STREQ(s.choose(CollKind::kReduceScatter, bytes, 3, uneven).name, "ring");
+    EXPECT_STREQ(s.choose(CollKind::kAllGather, bytes, 3, uneven).name, "ring");
+    EXPECT_STREQ(s.choose(CollKind::kAllToAll, bytes, 4, uniform).name, "pairwise");
+  }
+  // An explicit choice still wins.
+  EXPECT_STREQ(make("all_reduce:ring").choose(CollKind::kAllReduce, 8, 4, uniform).name, "ring");
+}
+
+// capabilities_of reads windows and hosts off the transport once.
+TEST(Selector, CapabilitiesOfATransport) {
+  auto world = transport::testing::make_fake_world(3);
+  auto& t = static_cast<transport::testing::FakeTransport&>(*world[0]);
+  Capabilities c = capabilities_of(t);
+  EXPECT_FALSE(c.windows || c.single_copy || c.spans_hosts || c.uniform_hosts);
+  t.set_hosts({0, 0, 1});
+  c = capabilities_of(t);
+  EXPECT_TRUE(c.spans_hosts);
+  EXPECT_FALSE(c.uniform_hosts);
+  t.set_hosts({0, 1, 2});
+  EXPECT_TRUE(capabilities_of(t).uniform_hosts);
 }
 
 }  // namespace

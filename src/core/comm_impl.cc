@@ -198,6 +198,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
     return out;
   };
   CHORUS_ASSIGN_OR_RETURN(comm->transport_, create_transport(req, *store, exchange));
+  comm->caps_ = algo::capabilities_of(*comm->transport_);
   // Who runs each rank, for kPeerLost messages and the hang report.
   CHORUS_ASSIGN_OR_RETURN(auto idents,
                           exchange("ident",

@@ -249,6 +249,7 @@ class CommImpl {
   std::vector<long> pids_;
   std::atomic<bool> reported_{false};  // hang line published (once)
   std::unique_ptr<transport::Transport> transport_;
+  algo::Capabilities caps_;  // of transport_, read once when it is built
   std::shared_ptr<void> keepalive_;
   const std::chrono::milliseconds configured_timeout_ = cfg_.timeout;  // set_timeout(0)
   std::string key_prefix_;    // of create(); shrink() nests the new keys under ours

@@ -85,6 +85,7 @@ Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& arg
   op.args.comm = comm_id_;
   op.args.seq = seq;
   op.args.chunk_bytes = cfg_.chunk_bytes;
+  op.args.small_bytes = cfg_.small_bytes;
   op.args.sig = cfg_.desync_check ? algo::make_signature(kind, args.dtype, args.count, args.op,
                                                          has_op(kind), args.root, has_root(kind))
                                   : 0;
@@ -106,8 +107,7 @@ Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& arg
 
 void CommImpl::choose(IssuedOp& op) {
   const std::size_t bytes = op.args.count * dtype_size(op.args.dtype);
-  const transport::SharedWindows* w = transport_->shared_windows();
-  op.choice = selector_.choose(op.kind, bytes, size_, w != nullptr, w != nullptr && w->single_copy());
+  op.choice = selector_.choose(op.kind, bytes, size_, caps_);
   op.ticket = op.choice.uses_windows ? static_cast<std::int64_t>(tickets_.take()) : -1;
 }
 

@@ -39,6 +39,10 @@ class FakeTransport final : public Transport {
   // Its peers' pending and future receives from r (not already queued) and sends to r
   // fail with kPeerLost naming r; r's own pending and future requests fail with kAborted.
   void kill_rank(int r);
+  // Pretends the ranks sit on hosts: hosts() returns `hosts` (the host of every rank,
+  // numbered in order of each host's lowest rank); empty = one host (null).
+  void set_hosts(std::vector<int> hosts) { hosts_ = std::move(hosts); }
+  const std::vector<int>* hosts() const override { return hosts_.empty() ? nullptr : &hosts_; }
   FakeStats stats() const;
   // Bytes currently held in unexpected queues, all ranks together (for leak checks).
   std::size_t unexpected_bytes() const;
@@ -46,6 +50,7 @@ class FakeTransport final : public Transport {
  private:
   std::shared_ptr<FakeHub> hub_;
   int rank_;
+  std::vector<int> hosts_;
 };
 
 // Builds `n` connected endpoints sharing one hub; element r is rank r.
