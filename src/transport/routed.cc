@@ -75,6 +75,10 @@ Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) 
     (r->near() ? near : far).push_back(r->inner());
   }
   if (near_ == nullptr) return far_->wait(far, deadline);  // alone on its host
+  // One side alone has work (a phase of a hierarchical algorithm within the host or
+  // across hosts): it waits to the deadline on its own events, no turns.
+  if (near.empty() && near_->idle()) return far_->wait(far, deadline);
+  if (far.empty() && far_->idle()) return near_->wait(near, deadline);
   // Each side waits a slice at a time (its own deadline checks, liveness and abort
   // handling included); in between, the other side makes what progress it can, since
   // requests of it that nobody waits for now (e.g. the send of a ring step whose receive

@@ -28,7 +28,8 @@ class RoutedTransport final : public Transport {
   }
   Result<RequestPtr> post_send(int peer, Tag tag, const void* data, std::size_t bytes) override;
   Result<RequestPtr> post_recv(int peer, Tag tag, void* data, std::size_t bytes) override;
-  // The two sides take turns in slices of kSliceUs (a side with nothing to wait for is
+  // When only one side has pending work, it waits on its own to the deadline. Otherwise
+  // the two sides take turns in slices of kSliceUs (a side with nothing to wait for is
   // poked) until every request is done, one fails, or the deadline passes.
   Status wait(std::span<Request* const> reqs, Deadline deadline) override;
   void abort(const Status& reason) override;

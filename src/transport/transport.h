@@ -123,6 +123,10 @@ class Transport {
   // messages into their receives), for a composite transport that waits on another
   // transport meanwhile. The default does nothing (progress happens in wait()).
   virtual void poke() {}
+  // True when no request of this transport is pending: nothing needs driving for another
+  // thread's or a peer's sake (a composite transport then waits on its other part alone,
+  // to the deadline, instead of taking turns). False when unknown (the default).
+  virtual bool idle() const { return false; }
 
   // Fails every pending and future request with `reason`, and tells every peer still
   // reachable (best effort, never blocking), whose pending and future requests then fail

@@ -64,6 +64,13 @@ void Engine::close() {
   cv_.notify_all();
 }
 
+bool Engine::idle() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return std::all_of(peers_.begin(), peers_.end(), [](const Peer& p) {
+    return p.posted.empty() && p.out.empty() && !p.have_hdr;
+  });
+}
+
 void Engine::complete(Op* op, Status st) {
   if (!st.is_ok() && aborted()) st = abort_status();
   op->status = std::move(st);

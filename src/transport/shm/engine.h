@@ -108,6 +108,8 @@ class Engine {
   Status wait(std::span<Op* const> ops, Deadline deadline);
   // One round of progress without blocking, unless another thread is driving it.
   void poke();
+  // No pending request and nothing queued to write (transport::Transport::idle()).
+  bool idle();
   // Fails everything with `reason` and publishes it in our rank slot, where every peer
   // sees it (the first abort wins; later ones are ignored).
   void abort(const Status& reason);

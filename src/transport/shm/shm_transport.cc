@@ -126,6 +126,7 @@ class ShmTransport final : public transport::Transport {
 
   void abort(const Status& reason) override { engine_->abort(reason); }
   void poke() override { engine_->poke(); }
+  bool idle() const override { return engine_->idle(); }
   void set_progress(std::uint64_t last_done_seq) override {
     engine_->segment().slot(rank()).progress.store(last_done_seq + 1, std::memory_order_relaxed);
   }

@@ -55,6 +55,14 @@ void Engine::close() {
   cv_.notify_all();
 }
 
+bool Engine::idle() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return std::all_of(peers_.begin(), peers_.end(), [](const Peer& p) {
+    return p.posted.empty() && p.await_cts.empty() && p.await_data.empty() && p.out.empty() &&
+           !p.in_body;
+  });
+}
+
 std::int64_t Engine::peer_progress(int peer) {
   std::lock_guard<std::mutex> lk(mu_);
   return static_cast<std::int64_t>(peers_[peer].progress) - 1;

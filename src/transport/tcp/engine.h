@@ -38,6 +38,8 @@ class Engine {
   Status wait(std::span<Op* const> ops, Deadline deadline);
   // One round of progress without blocking, unless another thread is driving it.
   void poke();
+  // No pending request and nothing queued to write (transport::Transport::idle()).
+  bool idle();
   // Fails everything with `reason`, sends every live peer an abort frame (best effort:
   // written without blocking; what the socket does not take now is flushed, bounded, by
   // close()) and half-closes the connections. Takes the engine lock only briefly (no
