@@ -70,8 +70,9 @@ Status ring_rs_core(transport::Transport& t, const CollArgs& a, const char* src,
   for (int s = 0; s < n - 2; ++s) {
     const Block b = lay.block(mod(r - s - 2, n));
     char* buf = tmp[s % 2].data();
-    // tmp[s % 2] was the source of step s-1's sends (posted during step s-2).
-    if (s >= 1) CHORUS_RETURN_IF_ERROR(wait_all(t, sends[s - 1], a.deadline));
+    // tmp[s % 2] was the source of step s-1's sends (posted during step s-2; step 0's
+    // come from the input, so step 1 posts its receives at once, announcing them early).
+    if (s >= 2) CHORUS_RETURN_IF_ERROR(wait_all(t, sends[s - 1], a.deadline));
     std::vector<RequestPtr> recvs;
     for (std::size_t c = 0; c < ch.chunks(b.count); ++c) {
       const Block k = ch.chunk(b.count, c);
