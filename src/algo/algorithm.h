@@ -30,12 +30,18 @@ struct CollArgs {
   std::uint32_t comm = 0;
   std::uint64_t seq = 0;
   std::uint64_t sig = 0;  // operation signature (algo/signature.h), carried by every tag
+  // Added to every step: the phases of a composite algorithm (hier*.cc) each get their
+  // own step range, while comm and seq stay the op's, so a peer in another operation is
+  // still seen (its signature differs, or its later seq overtakes).
+  std::uint32_t step_base = 0;
   Deadline deadline;
   std::size_t chunk_bytes = 1 << 20;  // pipelining unit
   // Messages up to this many bytes are latency-bound (CHORUS_SMALL_MSG_SIZE): algorithms
   // that run sub-steps pick latency-optimised ones for them.
   std::size_t small_bytes = 64 << 10;
-  transport::Tag tag(std::uint32_t step) const { return transport::Tag{comm, seq, step, sig}; }
+  transport::Tag tag(std::uint32_t step) const {
+    return transport::Tag{comm, seq, step_base + step, sig};
+  }
 };
 
 using CollFn = Status (*)(transport::Transport& t, const CollArgs& a);

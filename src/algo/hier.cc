@@ -8,7 +8,7 @@
 // Bytes across hosts per host: 2(H-1)/H x S for H hosts, against 2(n-1)/n x S per rank
 // (L per host) in a flat ring. With uneven hosts (leader form): reduce to each host's
 // lowest rank (binomial tree), all_reduce among those leaders, broadcast within. Each
-// phase runs on a GroupView with its own tag comm (phase_comm), so messages never meet.
+// phase runs on a GroupView with its own step range (phase_args), so messages never meet.
 // Without hosts() it runs the flat algorithm.
 #include <algorithm>
 
@@ -33,51 +33,45 @@ ReduceOp unfinalized(ReduceOp op) { return op == ReduceOp::kAvg ? ReduceOp::kSum
 
 Status leader_all_reduce(transport::Transport& t, const CollArgs& a, const HostLayout& l) {
   const bool leader = l.local.front() == t.rank();
-  CollArgs p1 = a;  // reduce to the leader (local rank 0), not finalized
+  CollArgs p1 = phase_args(a, 1);  // reduce to the leader (local rank 0), not finalized
   p1.op = unfinalized(a.op);
   p1.root = 0;
-  p1.comm = phase_comm(a.comm, 1);
   transport::GroupView host(t, l.local);
   CHORUS_RETURN_IF_ERROR(tree_reduce(host, p1));
   if (leader) {
-    CollArgs p2 = a;  // all_reduce among leaders, in place on recv
+    CollArgs p2 = phase_args(a, 2);  // all_reduce among leaders, in place on recv
     p2.send = a.recv;
     p2.op = unfinalized(a.op);
-    p2.comm = phase_comm(a.comm, 2);
     transport::GroupView across(t, l.leaders);
     if (l.leaders.size() > 1) CHORUS_RETURN_IF_ERROR(flat_all_reduce(across, p2));
     kernels::finalize(a.recv, a.count, a.dtype, a.op, t.size());
   }
-  CollArgs p3 = a;  // broadcast from the leader, in place
+  CollArgs p3 = phase_args(a, 3);  // broadcast from the leader, in place
   p3.send = a.recv;
   p3.root = 0;
-  p3.comm = phase_comm(a.comm, 3);
   return tree_broadcast(host, p3);
 }
 
 Status counterpart_all_reduce(transport::Transport& t, const CollArgs& a, const HostLayout& l) {
   const int L = static_cast<int>(l.local.size());
   transport::GroupView host(t, l.local);
-  CollArgs p1 = a;  // share local_index of the host's sum, at its offset in recv
+  CollArgs p1 = phase_args(a, 1);  // share local_index of the host's sum, at its offset in recv
   p1.op = unfinalized(a.op);
-  p1.comm = phase_comm(a.comm, 1);
   CHORUS_RETURN_IF_ERROR(ring_reduce_scatter_split(host, p1));
   const Block mine = split_block(a.count, L, l.local_index);
   char* share = static_cast<char*>(a.recv) + mine.offset * elem_bytes(a);
   if (mine.count > 0 && l.counterparts.size() > 1) {
-    CollArgs p2 = a;  // the share among the counterparts, in place
+    CollArgs p2 = phase_args(a, 2);  // the share among the counterparts, in place
     p2.send = share;
     p2.recv = share;
     p2.count = mine.count;
     p2.op = unfinalized(a.op);
-    p2.comm = phase_comm(a.comm, 2);
     transport::GroupView across(t, l.counterparts);
     CHORUS_RETURN_IF_ERROR(flat_all_reduce(across, p2));
   }
   kernels::finalize(share, mine.count, a.dtype, a.op, t.size());
-  CollArgs p3 = a;  // every share to every local rank
+  CollArgs p3 = phase_args(a, 3);  // every share to every local rank
   p3.send = a.recv;
-  p3.comm = phase_comm(a.comm, 3);
   return ring_all_gather_split(host, p3);
 }
 

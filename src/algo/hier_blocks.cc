@@ -46,18 +46,16 @@ Status hier_reduce_scatter(transport::Transport& t, const CollArgs& a) {
   for (std::size_t q = 0; q < n; ++q)
     std::memcpy(packed.data() + at[q] * bytes, static_cast<const char*>(a.send) + q * bytes, bytes);
   const Scratch part(ScratchSlot::kHierPart, group_bytes);
-  CollArgs p1 = a;  // group local_index's H blocks, summed over the host
+  CollArgs p1 = phase_args(a, 1);  // group local_index's H blocks, summed over the host
   p1.send = packed.data();
   p1.recv = part.data();
   p1.count = a.count * static_cast<std::size_t>(l->hosts);
   p1.op = a.op == ReduceOp::kAvg ? ReduceOp::kSum : a.op;
-  p1.comm = phase_comm(a.comm, 1);
   transport::GroupView host(t, l->local);
   CHORUS_RETURN_IF_ERROR(ring_reduce_scatter(host, p1));
-  CollArgs p2 = a;  // this rank's block, summed over the hosts
+  CollArgs p2 = phase_args(a, 2);  // this rank's block, summed over the hosts
   p2.send = part.data();
   p2.op = p1.op;
-  p2.comm = phase_comm(a.comm, 2);
   transport::GroupView across(t, l->counterparts);
   CHORUS_RETURN_IF_ERROR(ring_reduce_scatter(across, p2));
   kernels::finalize(a.recv, a.count, a.dtype, a.op, t.size());
@@ -70,17 +68,15 @@ Status hier_all_gather(transport::Transport& t, const CollArgs& a) {
   const std::size_t bytes = a.count * elem_bytes(a), n = l->host_of.size();
   const std::size_t group_bytes = bytes * static_cast<std::size_t>(l->hosts);
   const Scratch part(ScratchSlot::kHierPart, group_bytes);
-  CollArgs p1 = a;  // the blocks of this rank's counterpart group
+  CollArgs p1 = phase_args(a, 1);  // the blocks of this rank's counterpart group
   p1.recv = part.data();
-  p1.comm = phase_comm(a.comm, 1);
   transport::GroupView across(t, l->counterparts);
   CHORUS_RETURN_IF_ERROR(ring_all_gather(across, p1));
   const Scratch packed(ScratchSlot::kHier, bytes * n);
-  CollArgs p2 = a;  // every group's blocks
+  CollArgs p2 = phase_args(a, 2);  // every group's blocks
   p2.send = part.data();
   p2.recv = packed.data();
   p2.count = a.count * static_cast<std::size_t>(l->hosts);
-  p2.comm = phase_comm(a.comm, 2);
   transport::GroupView host(t, l->local);
   CHORUS_RETURN_IF_ERROR(ring_all_gather(host, p2));
   const std::vector<std::size_t> at = packed_order(*l);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "algo/algorithm.h"
 #include "transport/transport.h"
 
 namespace chorus::algo {
@@ -34,8 +35,13 @@ struct HostLayout {
 // Null when the transport reports no hosts (all ranks on one host, or unknown).
 std::optional<HostLayout> host_layout(const transport::Transport& t);
 
-// Tag comm of phase p (1..3) of a hierarchical operation of communicator `comm`: each
-// phase's messages stay apart from the others' (and from flat operations' messages).
-inline std::uint32_t phase_comm(std::uint32_t comm, std::uint32_t p) { return comm ^ (p << 28); }
+// The arguments of phase p (1..3) of a hierarchical operation: its own step range
+// (CollArgs::step_base), so phases never exchange messages; a phase uses fewer than 2^28
+// steps (a ring over 2048 ranks of 65536 chunks each).
+inline CollArgs phase_args(const CollArgs& a, std::uint32_t p) {
+  CollArgs out = a;
+  out.step_base = a.step_base + (p << 28);
+  return out;
+}
 
 }  // namespace chorus::algo

@@ -28,16 +28,14 @@ Status hier_broadcast(transport::Transport& t, const CollArgs& a) {
   const int r = t.rank(), head = l->head(a.root);
   const std::vector<int> heads = l->heads(a.root);
   if (r == head) {
-    CollArgs p1 = a;  // across hosts
+    CollArgs p1 = phase_args(a, 1);  // across hosts
     p1.root = index_of(heads, a.root);
-    p1.comm = phase_comm(a.comm, 1);
     transport::GroupView across(t, heads);
     CHORUS_RETURN_IF_ERROR(tree_broadcast(across, p1));
   }
-  CollArgs p2 = a;  // within the host, from its head (which holds the data in recv now)
+  CollArgs p2 = phase_args(a, 2);  // within the host, from its head (data in its recv now)
   p2.send = a.recv;
   p2.root = index_of(l->local, head);
-  p2.comm = phase_comm(a.comm, 2);
   transport::GroupView host(t, l->local);
   return tree_broadcast(host, p2);
 }
@@ -50,21 +48,19 @@ Status hier_reduce(transport::Transport& t, const CollArgs& a) {
   // A head that is not the root sums its host into scratch.
   const Scratch partial(ScratchSlot::kHier, r == head && r != a.root ? a.count * elem_bytes(a) : 0);
   void* acc = r == a.root ? a.recv : partial.data();
-  CollArgs p1 = a;  // within the host, to its head
+  CollArgs p1 = phase_args(a, 1);  // within the host, to its head
   p1.recv = acc;
   p1.op = sum_op;
   p1.root = index_of(l->local, head);
-  p1.comm = phase_comm(a.comm, 1);
   transport::GroupView host(t, l->local);
   CHORUS_RETURN_IF_ERROR(tree_reduce(host, p1));
   if (r != head) return Status();
   const std::vector<int> heads = l->heads(a.root);
-  CollArgs p2 = a;  // across hosts, to the root, in place
+  CollArgs p2 = phase_args(a, 2);  // across hosts, to the root, in place
   p2.send = acc;
   p2.recv = acc;
   p2.op = sum_op;
   p2.root = index_of(heads, a.root);
-  p2.comm = phase_comm(a.comm, 2);
   transport::GroupView across(t, heads);
   CHORUS_RETURN_IF_ERROR(tree_reduce(across, p2));
   if (r == a.root) kernels::finalize(a.recv, a.count, a.dtype, a.op, t.size());

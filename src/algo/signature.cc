@@ -11,7 +11,7 @@ constexpr int kDtypeShift = kKindBits;
 constexpr int kOpShift = kDtypeShift + kDtypeBits;
 constexpr int kRootShift = kOpShift + kOpBits;
 constexpr int kCountShift = kRootShift + kRootBits;
-constexpr int kCountBits = 63 - kCountShift;  // bit 63: transport::kSigUnordered
+constexpr int kCountBits = 62 - kCountShift;  // bits 62, 63: kSigPerPeer, kSigUnordered
 constexpr std::uint64_t mask(int bits) { return (std::uint64_t{1} << bits) - 1; }
 
 const char* dtype_name(unsigned v) {
@@ -36,7 +36,8 @@ std::uint64_t make_signature(CollKind kind, DataType dtype, std::size_t count, R
 }
 
 std::string describe_signature(std::uint64_t sig) {
-  sig &= ~transport::kSigUnordered;  // how the sender ran it, not what it is
+  // How the sender ran it and how its seqs count, not what it is.
+  sig &= ~(transport::kSigUnordered | transport::kSigPerPeer);
   if (sig == 0) return "(no signature)";
   const unsigned kind = static_cast<unsigned>(sig & mask(kKindBits)) - 1;
   const unsigned dtype = static_cast<unsigned>((sig >> kDtypeShift) & mask(kDtypeBits));

@@ -16,7 +16,8 @@ constexpr std::uint32_t kP2pCommBit = 0x80000000u;
 // Sender and receiver of a point-to-point message share one signature: its size.
 std::uint64_t p2p_signature(std::size_t bytes) {
   return algo::make_signature(algo::CollKind::kSend, DataType::kUint8, bytes, ReduceOp::kSum,
-                              false, 0, false);
+                              false, 0, false) |
+         transport::kSigPerPeer;  // p2p seqs count per peer pair
 }
 
 bool has_op(algo::CollKind k) {

@@ -3,6 +3,8 @@
 #include "transport/routed.h"
 
 #include <chrono>
+#include <optional>
+#include <utility>
 
 #include "util/strings.h"
 
@@ -10,18 +12,21 @@ namespace chorus::transport {
 
 namespace {
 
-// A request of one side, remembering which.
+// A request of one side, remembering which, and for a receive its tag.
 class RoutedRequest final : public Request {
  public:
-  RoutedRequest(RequestPtr inner, bool near) : inner_(std::move(inner)), near_(near) {}
+  RoutedRequest(RequestPtr inner, bool near, std::optional<Tag> recv_tag)
+      : inner_(std::move(inner)), near_(near), recv_tag_(recv_tag) {}
   bool done() const override { return inner_->done(); }
   Status status() const override { return inner_->status(); }
   Request* inner() const { return inner_.get(); }
   bool near() const { return near_; }
+  const std::optional<Tag>& recv_tag() const { return recv_tag_; }
 
  private:
   RequestPtr inner_;
   bool near_;
+  std::optional<Tag> recv_tag_;
 };
 
 // True when a side's wait ended only because its slice ran out. Any other failure is
@@ -31,9 +36,9 @@ bool sliced_out(const Status& st, const Deadline& slice) {
   return st.code() == ErrorCode::kTimeout && slice.expired();
 }
 
-Result<RequestPtr> wrap(Result<RequestPtr> inner, bool near) {
+Result<RequestPtr> wrap(Result<RequestPtr> inner, bool near, std::optional<Tag> recv_tag = {}) {
   if (!inner.has_value()) return std::move(inner).take_status();
-  return RequestPtr(std::make_unique<RoutedRequest>(std::move(*inner), near));
+  return RequestPtr(std::make_unique<RoutedRequest>(std::move(*inner), near, recv_tag));
 }
 
 }  // namespace
@@ -58,8 +63,32 @@ Result<RequestPtr> RoutedTransport::post_send(int peer, Tag tag, const void* dat
 Result<RequestPtr> RoutedTransport::post_recv(int peer, Tag tag, void* data, std::size_t bytes) {
   CHORUS_RETURN_IF_ERROR(check_post_args("post_recv", peer, rank(), size(), data, bytes));
   const int i = near_index(peer);
-  if (i >= 0) return wrap(near_->post_recv(i, tag, data, bytes), true);
-  return wrap(far_->post_recv(peer, tag, data, bytes), false);
+  CHORUS_ASSIGN_OR_RETURN(RequestPtr r, i >= 0 ? wrap(near_->post_recv(i, tag, data, bytes), true, tag)
+                                               : wrap(far_->post_recv(peer, tag, data, bytes), false, tag));
+  // A peer in another operation may have written to the other part (transport::disagree).
+  Transport* other = i >= 0 ? far_.get() : near_.get();
+  if (other != nullptr) CHORUS_RETURN_IF_ERROR(other->disagreement(tag));
+  return r;
+}
+
+Status RoutedTransport::adopt_failure() {
+  for (auto [from, to] : {std::pair{near_.get(), far_.get()}, std::pair{far_.get(), near_.get()}}) {
+    Status f = from->failure();
+    if (f.is_ok()) continue;
+    to->abort(f);
+    return f;
+  }
+  return Status::ok();
+}
+
+Status RoutedTransport::cross_check(std::span<Request* const> reqs) {
+  for (Request* q : reqs) {
+    const auto* r = static_cast<const RoutedRequest*>(q);
+    if (r == nullptr || r->done() || !r->recv_tag()) continue;
+    Transport& other = r->near() ? *far_ : *near_;
+    CHORUS_RETURN_IF_ERROR(other.disagreement(*r->recv_tag()));
+  }
+  return Status::ok();
 }
 
 Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) {
@@ -75,18 +104,20 @@ Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) 
     (r->near() ? near : far).push_back(r->inner());
   }
   if (near_ == nullptr) return far_->wait(far, deadline);  // alone on its host
-  // One side alone has work (a phase of a hierarchical algorithm within the host or
-  // across hosts): it waits to the deadline on its own events, no turns.
-  if (near.empty() && near_->idle()) return far_->wait(far, deadline);
-  if (far.empty() && far_->idle()) return near_->wait(near, deadline);
   // Each side waits a slice at a time (its own deadline checks, liveness and abort
   // handling included); in between, the other side makes what progress it can, since
   // requests of it that nobody waits for now (e.g. the send of a ring step whose receive
-  // is waited for) must still move. A side that completes is done.
+  // is waited for) must still move. A side that completes is done. When only one side has
+  // pending work (a phase of a hierarchical algorithm within the host or across hosts),
+  // it waits on its own events in long slices: the other is only looked at for a peer
+  // that moved to another operation (cross_check).
+  const bool quiet = (near.empty() && near_->idle()) || (far.empty() && far_->idle());
+  const auto slice_len = std::chrono::microseconds(quiet ? kQuietSliceUs : kSliceUs);
+  auto next_check = Deadline::Clock::now() + std::chrono::microseconds(kQuietSliceUs);
   bool near_done = near.empty(), far_done = far.empty();
   for (;;) {
-    const Deadline slice = Deadline::earliest(
-        deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kSliceUs)));
+    const Deadline slice =
+        Deadline::earliest(deadline, Deadline(Deadline::Clock::now() + slice_len));
     // One side's turn: false (with `failure` set) when the wait must end.
     Status failure;
     auto turn = [&](Transport& side, const std::vector<Request*>& reqs, bool& done) {
@@ -101,6 +132,13 @@ Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) 
     };
     if (!turn(*near_, near, near_done) || !turn(*far_, far, far_done)) return failure;
     if (near_done && far_done) return Status::ok();
+    // A part that aborted (a peer's abort frame, a lost peer) takes the other along, so
+    // waits on either end within the bound.
+    CHORUS_RETURN_IF_ERROR(adopt_failure());
+    if (Deadline::Clock::now() >= next_check) {
+      CHORUS_RETURN_IF_ERROR(cross_check(reqs));
+      next_check = Deadline::Clock::now() + std::chrono::microseconds(kQuietSliceUs);
+    }
   }
 }
 

@@ -28,9 +28,10 @@ class RoutedTransport final : public Transport {
   }
   Result<RequestPtr> post_send(int peer, Tag tag, const void* data, std::size_t bytes) override;
   Result<RequestPtr> post_recv(int peer, Tag tag, void* data, std::size_t bytes) override;
-  // When only one side has pending work, it waits on its own to the deadline. Otherwise
-  // the two sides take turns in slices of kSliceUs (a side with nothing to wait for is
-  // poked) until every request is done, one fails, or the deadline passes.
+  // The two sides take turns in slices of kSliceUs, or kQuietSliceUs when only one side
+  // has pending work (a side with nothing to wait for is poked), until every request is
+  // done, one fails, or the deadline passes. Every kQuietSliceUs, receives of one side are
+  // checked against the other side's held messages (Transport::disagreement).
   Status wait(std::span<Request* const> reqs, Deadline deadline) override;
   void abort(const Status& reason) override;
   void poke() override {
@@ -44,8 +45,13 @@ class RoutedTransport final : public Transport {
   const std::vector<int>* hosts() const override { return &hosts_; }
 
   static constexpr int kSliceUs = 50;
+  static constexpr int kQuietSliceUs = 10000;
 
  private:
+  // kDesync when a pending receive of `reqs` has a disagreeing message in the other part.
+  Status cross_check(std::span<Request* const> reqs);
+  // The failure of a part that aborted, after aborting the other part with it; else OK.
+  Status adopt_failure();
   // near's rank of job rank `peer`, or -1 when `peer` is on another host.
   int near_index(int peer) const { return near_of_[static_cast<std::size_t>(peer)]; }
 

@@ -19,6 +19,9 @@ namespace chorus::transport {
 // about the sender having finished earlier seqs, so it never makes a receive for an
 // earlier seq "overtaken". Not part of the comparison of signatures.
 inline constexpr std::uint64_t kSigUnordered = std::uint64_t{1} << 63;
+// Bit 62: the operation's seq numbers count per peer pair (point-to-point), so messages of
+// different peers with the same (comm, seq) belong to different operations.
+inline constexpr std::uint64_t kSigPerPeer = std::uint64_t{1} << 62;
 
 // True when two operation signatures are both set and differ (0 = not checked; the
 // kSigUnordered bit is ignored).
@@ -48,6 +51,16 @@ struct Tag {
     return comm == earlier.comm && seq > earlier.seq && (sig & kSigUnordered) == 0;
   }
 };
+
+// True when `a` and `b`, from any two peers, belong to the same collective operation
+// (comm, seq) but carry different signatures: the ranks disagree about that operation,
+// even if no receive matches the message's exact tag (a hierarchical algorithm exchanges
+// with a subset of the ranks in each phase, so the odd rank's messages may reach a rank
+// that never receives from it).
+inline bool disagree(const Tag& a, const Tag& b) {
+  return a.comm == b.comm && a.seq == b.seq && ((a.sig | b.sig) & kSigPerPeer) == 0 &&
+         signatures_differ(a.sig, b.sig);
+}
 
 // Turns a signature into text for error messages (given to transports by their creator,
 // since only the layers above know what a signature encodes). Null = print it in hex.
@@ -127,6 +140,14 @@ class Transport {
   // thread's or a peer's sake (a composite transport then waits on its other part alone,
   // to the deadline, instead of taking turns). False when unknown (the default).
   virtual bool idle() const { return false; }
+  // kDesync when a message this transport received from any peer, and holds unmatched,
+  // claims operation (tag.comm, tag.seq) under another signature than tag.sig
+  // (transport::disagree); OK otherwise. For a composite transport whose receive for `tag`
+  // waits in another part. Makes the progress it can without blocking first.
+  virtual Status disagreement(const Tag& /*tag*/) { return Status::ok(); }
+  // Why this transport aborted (abort() here, or a peer's abort it learned of); OK while
+  // it has not. A composite transport passes one part's abort on to the other.
+  virtual Status failure() const { return Status::ok(); }
 
   // Fails every pending and future request with `reason`, and tells every peer still
   // reachable (best effort, never blocking), whose pending and future requests then fail

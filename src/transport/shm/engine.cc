@@ -136,7 +136,7 @@ Status Engine::post(Op* op) {
     return Status::ok();
   }
   if (op->kind == Op::Kind::kRecv) {
-    if (take_unexpected(p, op) || overtaken(p, op)) return Status::ok();
+    if (take_unexpected(p, op) || overtaken(p, op) || foreign(op)) return Status::ok();
     op->where = Op::Where::kPosted;
     p.posted.push_back(op);
     read_peer(p, false);

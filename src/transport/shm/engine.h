@@ -110,6 +110,9 @@ class Engine {
   void poke();
   // No pending request and nothing queued to write (transport::Transport::idle()).
   bool idle();
+  // transport::Transport::disagreement(): a held message of tag's operation with another
+  // signature.
+  Status disagreement(const transport::Tag& tag);
   // Fails everything with `reason` and publishes it in our rank slot, where every peer
   // sees it (the first abort wins; later ones are ignored).
   void abort(const Status& reason);
@@ -154,6 +157,15 @@ class Engine {
   // `p` can never match, so they fail with kDesync (e.g. ranks disagree about the root).
   void fail_overtaken(Peer& p, const transport::Tag& later);
   bool overtaken(Peer& p, Op* op);
+  // A message from `p` (tag `msg`) claims an operation this rank runs, under another
+  // signature (transport::disagree): every posted receive of that (comm, seq), from any
+  // peer, fails with kDesync.
+  void fail_foreign(Peer& p, const transport::Tag& msg);
+  // Receive `op` is about to be posted: fails it (true) when a message of its (comm, seq)
+  // from any peer, already here, carries another signature.
+  bool foreign(Op* op);
+  Status held_disagreement(const transport::Tag& tag) const;
+  Status foreign_status(const Peer& p, const transport::Tag& msg, std::uint64_t mine) const;
   Status overtaken_status(const Peer& p, const Op& op, const transport::Tag& later) const;
   std::string describe(std::uint64_t sig) const;
   // engine_io.cc (mu_ held)

@@ -82,6 +82,7 @@ bool Engine::decide_sink(Peer& p, bool final) {
     return true;
   }
   fail_overtaken(p, tag);
+  fail_foreign(p, tag);
   const bool whole = p.in_ring.used_bytes() >= p.in_hdr.length;
   if (p.in_hdr.length <= copy_out_bytes_ || !p.posted.empty() || (final && whole)) {
     p.sink = Peer::Sink::kUnexpected;

@@ -127,6 +127,10 @@ class ShmTransport final : public transport::Transport {
   void abort(const Status& reason) override { engine_->abort(reason); }
   void poke() override { engine_->poke(); }
   bool idle() const override { return engine_->idle(); }
+  Status disagreement(const transport::Tag& tag) override { return engine_->disagreement(tag); }
+  Status failure() const override {
+    return engine_->aborted() ? engine_->abort_status() : Status::ok();
+  }
   void set_progress(std::uint64_t last_done_seq) override {
     engine_->segment().slot(rank()).progress.store(last_done_seq + 1, std::memory_order_relaxed);
   }

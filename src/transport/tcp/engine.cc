@@ -157,7 +157,7 @@ Status Engine::post(Op* op) {
 }
 
 void Engine::post_recv_locked(Peer& p, Op* op) {
-  if (take_unexpected(p, op) || overtaken(p, op)) return;
+  if (take_unexpected(p, op) || overtaken(p, op) || foreign(op)) return;
   op->where = Op::Where::kPosted;
   p.posted.push_back(op);
   // Receiver ready: a large message may then come at once, without rts and cts (one

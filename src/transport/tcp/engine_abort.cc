@@ -196,6 +196,51 @@ void Engine::fail_overtaken(Peer& p, const transport::Tag& later) {
   }
 }
 
+void Engine::fail_foreign(Peer& p, const transport::Tag& msg) {
+  for (Peer& q : peers_) {
+    std::erase_if(q.posted, [&](Op* op) {
+      if (!transport::disagree(msg, op->tag)) return false;
+      complete(op, foreign_status(p, msg, op->tag.sig));
+      cv_.notify_all();
+      return true;
+    });
+  }
+}
+
+bool Engine::foreign(Op* op) {
+  Status st = held_disagreement(op->tag);
+  if (st.is_ok()) return false;
+  complete(op, std::move(st));
+  return true;
+}
+
+Status Engine::held_disagreement(const transport::Tag& tag) const {
+  for (const Peer& q : peers_) {
+    for (const Unexpected& u : q.unexpected)
+      if (transport::disagree(u.tag, tag)) return foreign_status(q, u.tag, tag.sig);
+    for (const Ready& r : q.ready)
+      if (transport::disagree(r.tag, tag)) return foreign_status(q, r.tag, tag.sig);
+  }
+  return Status::ok();
+}
+
+Status Engine::disagreement(const transport::Tag& tag) {
+  poke();
+  std::lock_guard<std::mutex> lk(mu_);
+  return held_disagreement(tag);
+}
+
+Status Engine::foreign_status(const Peer& p, const transport::Tag& msg,
+                              std::uint64_t mine) const {
+  const auto seq = static_cast<unsigned long long>(msg.seq);
+  return Status(ErrorCode::kDesync,
+                str_printf("rank %d runs %s seq %llu, but peer rank %d (%s) sent it a message of "
+                           "%s seq %llu (tag comm %u step %u)",
+                           rank_, describe(mine).c_str(), seq, p.rank, p.address.c_str(),
+                           describe(msg.sig).c_str(), seq, msg.comm, msg.step),
+                p.rank, static_cast<std::int64_t>(msg.seq));
+}
+
 bool Engine::overtaken(Peer& p, Op* op) {
   for (const Unexpected& u : p.unexpected) {
     if (u.tag.overtakes(op->tag)) {

@@ -206,6 +206,7 @@ void Engine::on_eager(Peer& p, const FrameHeader& h) {
   Op* op = take_by_tag(p.posted, h.tag);
   if (op == nullptr) {
     fail_overtaken(p, h.tag);
+    fail_foreign(p, h.tag);
     return begin_body(p, Peer::Sink::kUnexpected, nullptr);
   }
   if (signatures_differ(h.tag.sig, op->tag.sig)) {
@@ -223,6 +224,7 @@ void Engine::on_rts(Peer& p, const FrameHeader& h) {
   Op* op = take_by_tag(p.posted, h.tag);
   if (op == nullptr) {
     fail_overtaken(p, h.tag);
+    fail_foreign(p, h.tag);
     p.unexpected.push_back(Unexpected{h.tag, true, h.arg, h.length, {}});
     return;
   }
@@ -241,6 +243,7 @@ void Engine::on_rtr(Peer& p, const FrameHeader& h) {
   if (std::any_of(p.await_cts.begin(), p.await_cts.end(),
                   [&](const Op* op) { return op->tag.matches(h.tag); }))
     return;
+  fail_foreign(p, h.tag);
   p.ready.push_back(Ready{h.tag, h.length, h.arg});
 }
 

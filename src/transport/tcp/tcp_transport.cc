@@ -90,6 +90,10 @@ class TcpTransport final : public transport::Transport {
   void abort(const Status& reason) override { engine_->abort(reason); }
   void poke() override { engine_->poke(); }
   bool idle() const override { return engine_->idle(); }
+  Status disagreement(const transport::Tag& tag) override { return engine_->disagreement(tag); }
+  Status failure() const override {
+    return engine_->aborted() ? engine_->abort_status() : Status::ok();
+  }
   void set_progress(std::uint64_t last_done_seq) override { engine_->set_progress(last_done_seq); }
   std::int64_t peer_progress(int peer) const override {
     return peer >= 0 && peer < size() && peer != rank() ? engine_->peer_progress(peer) : -1;
