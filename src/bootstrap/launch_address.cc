@@ -7,29 +7,9 @@
 namespace chorus::bootstrap {
 
 Result<HostPort> parse_host_port(const std::string& var, const std::string& value) {
-  auto bad = [&](const char* why) {
-    return invalid_argument(str_printf("%s='%s' is not host:port (%s)", var.c_str(), value.c_str(), why));
-  };
-  HostPort out;
-  std::string port_text;
-  if (!value.empty() && value[0] == '[') {
-    auto close = value.find(']');
-    if (close == std::string::npos || close + 1 >= value.size() || value[close + 1] != ':')
-      return bad("expected [address]:port");
-    out.host = value.substr(1, close - 1);
-    port_text = value.substr(close + 2);
-  } else {
-    auto colon = value.rfind(':');
-    if (colon == std::string::npos) return bad("missing ':port'");
-    out.host = value.substr(0, colon);
-    port_text = value.substr(colon + 1);
-    if (out.host.find(':') != std::string::npos) return bad("write IPv6 addresses as [address]:port");
-  }
-  if (out.host.empty()) return bad("empty host");
-  auto port = parse_int(port_text);
-  if (!port || *port < 1 || *port > 65535) return bad("port must be an integer in [1, 65535]");
-  out.port = static_cast<int>(*port);
-  return out;
+  auto parsed = net::parse_host_port(value);
+  if (!parsed) return Status(ErrorCode::kInvalidArgument, var + "=" + parsed.status().message());
+  return parsed;
 }
 
 std::string slurm_first_host(const std::string& nodelist) {

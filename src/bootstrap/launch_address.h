@@ -3,17 +3,16 @@
 #pragma once
 #include <string>
 
+#include "net/address.h"
 #include "util/status.h"
 
 namespace chorus::bootstrap {
 
-struct HostPort {
-  std::string host;
-  int port = -1;
-};
+using net::HostPort;
 
-// Parses "host:port" or "[v6addr]:port" (port in [1, 65535]). kInvalidArgument naming
-// `var` and the value.
+// Parses the value of launcher variable `var` as net::parse_host_port does ("host:port"
+// or "[v6addr]:port", port in [1, 65535]). kInvalidArgument "<var>='<value>' is not
+// host:port (<why>)".
 Result<HostPort> parse_host_port(const std::string& var, const std::string& value);
 
 // The first host of a Slurm node list: "node[01-04,07],gpu5" -> "node01",

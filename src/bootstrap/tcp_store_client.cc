@@ -5,10 +5,12 @@
 #include <chrono>
 #include <mutex>
 
-#include "bootstrap/socket_io.h"
 #include "bootstrap/store_protocol.h"
 #include "bootstrap/tcp_store.h"
 #include "diag/log.h"
+#include "net/address.h"
+#include "net/socket.h"
+#include "net/stream_io.h"
 #include "util/strings.h"
 
 namespace chorus::bootstrap {
@@ -28,7 +30,7 @@ std::string quote_keys(const std::vector<std::string>& keys) {
 class TcpStoreClient final : public Store {
  public:
   TcpStoreClient(std::string host, int port, UniqueFd fd)
-      : host_(std::move(host)), port_(port), fd_(std::move(fd)), local_(local_ip(fd_.get())) {}
+      : host_(std::move(host)), port_(port), fd_(std::move(fd)), local_(net::local_ip(fd_.get())) {}
 
   Status set(const std::string& key, const Bytes& value) override {
     if (value.size() > proto::kMaxValue)
@@ -105,17 +107,17 @@ Result<Bytes> TcpStoreClient::call_locked(proto::Request req, Deadline deadline)
                                       quote_keys(req.keys).c_str(), where().c_str());
   if (!fd_.valid()) {
     Deadline d = Deadline::earliest(deadline, Deadline::after(kReconnectTimeout));
-    auto fd = connect_tcp(host_, port_, d, /*retry=*/false);
+    auto fd = net::connect_tcp({host_, port_}, {.retry = false}, d);
     if (!fd) return fd.status().with_context(what + ": reconnecting");
     fd_ = std::move(fd).value();
-    local_ = local_ip(fd_.get());
+    local_ = net::local_ip(fd_.get());
     CHORUS_LOG(DEBUG, Boot, "reconnected to store at %s", where().c_str());
   }
   req.id = next_id_++;
   Bytes frame = proto::encode_request(req);
-  Status st = send_all(fd_.get(), frame.data(), frame.size(), deadline);
+  Status st = net::send_all(fd_.get(), frame.data(), frame.size(), deadline);
   std::uint8_t head[proto::kHeaderSize];
-  if (st) st = recv_all(fd_.get(), head, sizeof(head), deadline);
+  if (st) st = net::recv_all(fd_.get(), head, sizeof(head), deadline);
   if (!st) {
     fd_.reset();  // the reply may still come; never read it as another request's answer
     if (st.code() == ErrorCode::kTimeout) {
@@ -135,7 +137,7 @@ Result<Bytes> TcpStoreClient::call_locked(proto::Request req, Deadline deadline)
                        : h.status().message());
   }
   Bytes body(h->body_len);
-  st = recv_all(fd_.get(), body.data(), body.size(), Deadline::after(kDefaultTimeout));
+  st = net::recv_all(fd_.get(), body.data(), body.size(), Deadline::after(kDefaultTimeout));
   if (!st) {
     fd_.reset();
     return st.with_context(what + ": reading reply");
@@ -155,7 +157,7 @@ Result<std::shared_ptr<Store>> connect_tcp_store(const std::string& host, int po
   if (host.empty()) return invalid_argument("store host must not be empty");
   if (port < 1 || port > 65535)
     return invalid_argument(str_printf("store port must be in [1, 65535], got %d", port));
-  auto fd = connect_tcp(host, port, deadline, /*retry=*/true);
+  auto fd = net::connect_tcp({host, port}, {.retry = true}, deadline);
   if (!fd) return fd.status().with_context("connecting to the TCP store");
   CHORUS_LOG(INFO, Boot, "connected to store at %s:%d", host.c_str(), port);
   return std::shared_ptr<Store>(std::make_shared<TcpStoreClient>(host, port, std::move(fd).value()));

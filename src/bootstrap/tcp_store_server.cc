@@ -5,8 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,10 +13,10 @@
 #include <thread>
 #include <unordered_map>
 
-#include "bootstrap/socket_io.h"
 #include "bootstrap/store_protocol.h"
 #include "bootstrap/tcp_store.h"
 #include "diag/log.h"
+#include "net/socket.h"
 #include "util/strings.h"
 
 namespace chorus::bootstrap {
@@ -123,8 +121,7 @@ void TcpStoreServerImpl::accept_all() {
         CHORUS_LOG(WARN, Boot, "store server accept failed: %s", std::strerror(errno));
       return;
     }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    net::tune_socket(fd, 0);
     auto c = std::make_unique<Conn>();
     c->fd.reset(fd);
     conns_.push_back(std::move(c));
@@ -267,8 +264,9 @@ void TcpStoreServerImpl::flush(Conn& c) {
 }  // namespace
 
 Result<std::unique_ptr<TcpStoreServer>> TcpStoreServer::start(const std::string& host, int port) {
-  int bound = 0;
-  CHORUS_ASSIGN_OR_RETURN(UniqueFd fd, listen_tcp(host, port, &bound));
+  auto listener = net::listen_tcp(host, port);
+  if (!listener) return listener.status().with_context("starting the store server");
+  auto [fd, bound] = std::move(listener).value();
   int p[2];
   if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) return io_error("store server wake pipe", errno);
   CHORUS_LOG(INFO, Boot, "store server listening on %s:%d", host.empty() ? "*" : host.c_str(), bound);

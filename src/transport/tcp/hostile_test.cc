@@ -3,7 +3,8 @@
 // version or a foreign job token are dropped with a WARN and the job forms and works;
 // after set-up the listeners are closed (nothing left to attack); a fake rank sending a
 // malformed frame after set-up fails only itself. Also the interface binding
-// (CHORUS_SOCKET_IFNAME): interface_ipv4 and a world bound through TcpOptions::interface_name.
+// (CHORUS_SOCKET_IFNAME): a world bound through TcpOptions::interface_name (interface_ipv4
+// itself is tested in src/net/address_test.cc).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -12,9 +13,11 @@
 #include <cerrno>
 #include <mutex>
 
+#include "net/address.h"
+#include "net/socket.h"
+#include "net/stream_io.h"
 #include "transport/tcp/frame.h"
 #include "transport/tcp/handshake.h"
-#include "transport/tcp/socket.h"
 #include "transport/tcp/test_world.h"
 
 namespace chorus::tcp::testing {
@@ -23,15 +26,15 @@ namespace {
 constexpr std::uint64_t kToken = 0xC0FFEE1234ull;  // world_options' token
 
 UniqueFd dial(const std::string& address) {
-  auto hp = parse_host_port(address);
+  auto hp = net::parse_host_port(address);
   EXPECT_TRUE(hp.has_value());
-  auto fd = connect_tcp(*hp, 0, in_ms(2000));
+  auto fd = net::connect_tcp(*hp, {}, in_ms(2000));
   EXPECT_TRUE(fd.has_value()) << fd.status().to_string();
   return fd.has_value() ? std::move(*fd) : UniqueFd();
 }
 
 void send_bytes(int fd, const void* data, std::size_t n) {
-  EXPECT_TRUE(write_all(fd, data, n, in_ms(2000)).is_ok());
+  EXPECT_TRUE(net::send_all(fd, data, n, in_ms(2000)).is_ok());
 }
 
 void send_header(int fd, const FrameHeader& h) {
@@ -165,7 +168,7 @@ TEST(Hostile, ListenersAreClosedAfterSetup) {
   });
   ring_exchange(w, 1);
   for (const std::string& a : ex.snapshot()) {
-    auto hp = parse_host_port(a);
+    auto hp = net::parse_host_port(a);
     ASSERT_TRUE(hp.has_value());
     sockaddr_in sin{};
     sin.sin_family = AF_INET;
@@ -233,21 +236,6 @@ TEST(Handshake, ChecksEveryField) {
   std::uint8_t bytes[kFrameHeaderBytes];
   encode_frame(hello(kToken, 1, 2), bytes);
   EXPECT_EQ(*check_hello_bytes(bytes, kToken, 0, 2), 1);
-}
-
-TEST(Interface, LoopbackIsLocalhostAndUnknownNamesAreListed) {
-  auto lo = interface_ipv4("lo");
-  ASSERT_TRUE(lo.has_value()) << lo.status().to_string();
-  EXPECT_EQ(*lo, "127.0.0.1");
-  auto bogus = interface_ipv4("nosuchif0");
-  ASSERT_FALSE(bogus.has_value());
-  EXPECT_EQ(bogus.status().code(), ErrorCode::kInvalidArgument);
-  const std::string m = bogus.status().message();
-  EXPECT_NE(m.find("CHORUS_SOCKET_IFNAME"), std::string::npos) << m;
-  EXPECT_NE(m.find("nosuchif0"), std::string::npos) << m;
-  const std::size_t listed = m.find("interfaces present: ");
-  ASSERT_NE(listed, std::string::npos) << m;
-  EXPECT_NE(m.find("lo", listed), std::string::npos) << m;
 }
 
 // interface_name wins over listen_host (here unusable) and is what peers are told.

@@ -9,9 +9,11 @@
 #include <cstring>
 
 #include "diag/log.h"
+#include "net/address.h"
+#include "net/socket.h"
+#include "net/stream_io.h"
 #include "transport/tcp/frame.h"
 #include "transport/tcp/handshake.h"
-#include "transport/tcp/socket.h"
 #include "util/strings.h"
 
 namespace chorus::tcp {
@@ -38,7 +40,7 @@ Status send_hello(int fd, const TcpOptions& opts, Deadline deadline) {
   h.tag.seq = static_cast<std::uint64_t>(opts.size);
   std::uint8_t buf[kFrameHeaderBytes];
   encode_frame(h, buf);
-  return write_all(fd, buf, sizeof(buf), deadline);
+  return net::send_all(fd, buf, sizeof(buf), deadline);
 }
 
 // Validates a complete hello; returns the sender's rank or the reason to drop it.
@@ -94,7 +96,7 @@ Status accept_higher(int listener, const TcpOptions& opts, std::vector<UniqueFd>
       int peer = -1;
       bool keep = read_hello(pending[i], opts, fds, &peer);
       if (peer >= 0) {
-        tune_socket(pending[i].fd.get(), opts.socket_buffer_bytes);
+        net::tune_socket(pending[i].fd.get(), opts.socket_buffer_bytes);
         fds[peer] = std::move(pending[i].fd);
         CHORUS_LOG(DEBUG, Net, "rank %d: accepted rank %d", opts.rank, peer);
       }
@@ -126,13 +128,13 @@ Result<Mesh> build_mesh(const TcpOptions& opts, const AddressExchange& exchange)
   // Bind address: the interface's IPv4 address when one is named, else listen_host.
   std::string bind_host = opts.listen_host;
   if (!opts.interface_name.empty()) {
-    CHORUS_ASSIGN_OR_RETURN(bind_host, interface_ipv4(opts.interface_name));
+    CHORUS_ASSIGN_OR_RETURN(bind_host, net::interface_ipv4(opts.interface_name));
   }
   const std::string advertised =
       opts.interface_name.empty() && !opts.advertise_host.empty() ? opts.advertise_host : bind_host;
-  CHORUS_ASSIGN_OR_RETURN(UniqueFd listener, listen_tcp(bind_host, opts.socket_buffer_bytes));
-  CHORUS_ASSIGN_OR_RETURN(int port, local_port(listener.get()));
-  std::string mine = format_host_port(advertised, port);
+  CHORUS_ASSIGN_OR_RETURN(net::Listener listener,
+                          net::listen_tcp(bind_host, 0, opts.socket_buffer_bytes));
+  std::string mine = net::format_host_port(advertised, listener.port);
   // Before the exchange: the listener is open from here until the mesh is formed.
   CHORUS_LOG(DEBUG, Net, "rank %d listening on %s (bound to %s)", opts.rank, mine.c_str(),
              bind_host.c_str());
@@ -143,8 +145,9 @@ Result<Mesh> build_mesh(const TcpOptions& opts, const AddressExchange& exchange)
 
   std::vector<int> not_connected;
   for (int peer = 0; peer < opts.rank; ++peer) {
-    CHORUS_ASSIGN_OR_RETURN(HostPort hp, parse_host_port(mesh.addresses[peer]));
-    auto fd = connect_tcp(hp, opts.socket_buffer_bytes, opts.connect_deadline);
+    CHORUS_ASSIGN_OR_RETURN(net::HostPort hp, net::parse_host_port(mesh.addresses[peer]));
+    auto fd = net::connect_tcp(hp, {.buffer_bytes = opts.socket_buffer_bytes, .retry = true},
+                               opts.connect_deadline);
     Status st = fd.has_value() ? send_hello(fd->get(), opts, opts.connect_deadline) : fd.status();
     if (st.code() == ErrorCode::kTimeout) {
       not_connected.push_back(peer);
@@ -153,7 +156,7 @@ Result<Mesh> build_mesh(const TcpOptions& opts, const AddressExchange& exchange)
     if (!st.is_ok()) return st.with_context(str_printf("rank %d connecting to rank %d", opts.rank, peer)).with_peer(peer);
     mesh.fds[peer] = std::move(*fd);
   }
-  Status st = accept_higher(listener.get(), opts, mesh.fds);
+  Status st = accept_higher(listener.fd.get(), opts, mesh.fds);
   if (!st.is_ok() && st.code() != ErrorCode::kTimeout) return st;
   for (int peer = opts.rank + 1; peer < opts.size; ++peer)
     if (!mesh.fds[peer].valid()) not_connected.push_back(peer);

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "net/address.h"
+#include "net/socket.h"
+#include "net/stream_io.h"
 #include "transport/tcp/frame.h"
-#include "transport/tcp/socket.h"
 #include "transport/tcp/test_world.h"
 
 namespace chorus::tcp::testing {
@@ -14,9 +16,9 @@ namespace {
 constexpr std::uint64_t kToken = 0xC0FFEE1234ull;  // world_options' token
 
 UniqueFd connect_to(const std::string& address) {
-  auto hp = parse_host_port(address);
+  auto hp = net::parse_host_port(address);
   EXPECT_TRUE(hp.has_value());
-  auto fd = connect_tcp(*hp, 0, in_ms(2000));
+  auto fd = net::connect_tcp(*hp, {}, in_ms(2000));
   EXPECT_TRUE(fd.has_value()) << fd.status().to_string();
   return fd.has_value() ? std::move(*fd) : UniqueFd();
 }
@@ -24,7 +26,7 @@ UniqueFd connect_to(const std::string& address) {
 void send_header(int fd, const FrameHeader& h) {
   std::uint8_t buf[kFrameHeaderBytes];
   encode_frame(h, buf);
-  EXPECT_TRUE(write_all(fd, buf, sizeof(buf), in_ms(2000)).is_ok());
+  EXPECT_TRUE(net::send_all(fd, buf, sizeof(buf), in_ms(2000)).is_ok());
 }
 
 FrameHeader hello(std::uint64_t token, int rank, int size) {
@@ -34,19 +36,6 @@ FrameHeader hello(std::uint64_t token, int rank, int size) {
   h.arg = static_cast<std::uint64_t>(rank);
   h.tag.seq = static_cast<std::uint64_t>(size);
   return h;
-}
-
-TEST(Socket, ParsesHostPort) {
-  auto a = parse_host_port("10.0.0.1:80");
-  ASSERT_TRUE(a.has_value());
-  EXPECT_EQ(a->host, "10.0.0.1");
-  EXPECT_EQ(a->port, 80);
-  auto b = parse_host_port("[::1]:9");
-  ASSERT_TRUE(b.has_value());
-  EXPECT_EQ(b->host, "::1");
-  EXPECT_EQ(format_host_port("::1", 9), "[::1]:9");
-  EXPECT_FALSE(parse_host_port("nohost").has_value());
-  EXPECT_FALSE(parse_host_port("h:99999").has_value());
 }
 
 // Strangers connect to rank 0's listener before the real peers: garbage, a foreign job
@@ -63,7 +52,7 @@ TEST(Mesh, StrangersDuringSetupAreDropped) {
       exchange = [&](const std::string& mine) {
         UniqueFd garbage = connect_to(mine);
         const char junk[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n0123456789abcdefghijklmnop";
-        EXPECT_TRUE(write_all(garbage.get(), junk, sizeof(junk), in_ms(1000)).is_ok());
+        EXPECT_TRUE(net::send_all(garbage.get(), junk, sizeof(junk), in_ms(1000)).is_ok());
         strangers.push_back(std::move(garbage));
         UniqueFd foreign = connect_to(mine);
         send_header(foreign.get(), hello(kToken + 1, 1, n));
@@ -73,7 +62,7 @@ TEST(Mesh, StrangersDuringSetupAreDropped) {
         strangers.push_back(std::move(bad_rank));
         strangers.push_back(connect_to(mine));  // silent
         UniqueFd truncated = connect_to(mine);
-        EXPECT_TRUE(write_all(truncated.get(), "CHRS", 4, in_ms(1000)).is_ok());
+        EXPECT_TRUE(net::send_all(truncated.get(), "CHRS", 4, in_ms(1000)).is_ok());
         truncated.reset();  // closes mid-hello
         return inner(mine);
       };
@@ -106,15 +95,15 @@ TEST(Mesh, MissingHigherRankTimesOutNamingIt) {
 TEST(Mesh, UnreachableLowerRankTimesOutNamingIt) {
   int closed_port;
   {
-    auto l = listen_tcp("127.0.0.1", 0);
+    auto l = net::listen_tcp("127.0.0.1", 0);
     ASSERT_TRUE(l.has_value());
-    closed_port = *local_port(l->get());
+    closed_port = l->port;
   }
   TcpOptions o = world_options(1, 2);
   o.connect_deadline = in_ms(300);
   auto t0 = std::chrono::steady_clock::now();
   auto t = create_tcp_transport(o, [&](const std::string& mine) -> Result<std::vector<std::string>> {
-    return std::vector<std::string>{format_host_port("127.0.0.1", closed_port), mine};
+    return std::vector<std::string>{net::format_host_port("127.0.0.1", closed_port), mine};
   });
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
   ASSERT_FALSE(t.has_value());

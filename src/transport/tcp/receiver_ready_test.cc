@@ -10,8 +10,10 @@
 
 #include <thread>
 
+#include "net/address.h"
+#include "net/socket.h"
+#include "net/stream_io.h"
 #include "transport/tcp/frame.h"
-#include "transport/tcp/socket.h"
 #include "transport/tcp/test_world.h"
 
 namespace chorus::tcp::testing {
@@ -34,8 +36,8 @@ struct FakePeer {
     });
     auto addrs = ex.for_rank(1)("127.0.0.1:1");
     EXPECT_TRUE(addrs.has_value());
-    auto hp = parse_host_port((*addrs)[0]);
-    auto c = connect_tcp(*hp, 0, in_ms(2000));
+    auto hp = net::parse_host_port((*addrs)[0]);
+    auto c = net::connect_tcp(*hp, {}, in_ms(2000));
     EXPECT_TRUE(c.has_value()) << c.status().to_string();
     fd = std::move(*c);
     FrameHeader h;
@@ -50,8 +52,10 @@ struct FakePeer {
   void write(const FrameHeader& h, const void* payload = nullptr, std::size_t n = 0) {
     std::uint8_t buf[kFrameHeaderBytes];
     encode_frame(h, buf);
-    ASSERT_TRUE(write_all(fd.get(), buf, sizeof(buf), in_ms(2000)).is_ok());
-    if (n > 0) ASSERT_TRUE(write_all(fd.get(), payload, n, in_ms(2000)).is_ok());
+    ASSERT_TRUE(net::send_all(fd.get(), buf, sizeof(buf), in_ms(2000)).is_ok());
+    if (n > 0) {
+      ASSERT_TRUE(net::send_all(fd.get(), payload, n, in_ms(2000)).is_ok());
+    }
   }
   void read_exact(void* out, std::size_t n) {
     auto* p = static_cast<std::uint8_t*>(out);
