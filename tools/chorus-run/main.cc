@@ -42,7 +42,9 @@ constexpr int kUsageError = 2;
 
 // Parses the command line; returns -1 to go on, else the exit code.
 int parse_args(int argc, char** argv, RunOptions* o) {
-  CLI::App app{"Launch N ranks of a Chorus program on this host."};
+  CLI::App app{
+      "Launch N ranks of a Chorus program on this host, or (--nnodes) this node's ranks of a "
+      "job over several machines."};
   app.add_option("-n,--np", o->ranks, "Number of ranks to start")
       ->required()
       ->check(CLI::Range(1, 65536));

@@ -67,7 +67,7 @@ int Agent::run(const LaunchFn& launch) {
       say(error);
       return 1;
     }
-    watch_ = std::make_unique<StoreWatch>(connect(), o_.spec.node_rank, where());
+    watch_ = std::make_unique<StoreWatch>(connect(), o_.spec.node_rank, o_.spec.nnodes, where());
   } catch (const chorus::Error& e) {
     say(stage + ": " + e.what());
     return 1;

@@ -15,15 +15,20 @@ constexpr auto kPollEvery = std::chrono::milliseconds(150);
 constexpr auto kGetTimeout = std::chrono::milliseconds(2000);
 
 std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+std::string beat_key(int node) { return "chorus-run/node/" + std::to_string(node) + "/beat"; }
 
 }  // namespace
 
-StoreWatch::StoreWatch(std::shared_ptr<chorus::Store> store, int node, std::string where)
+StoreWatch::StoreWatch(std::shared_ptr<chorus::Store> store, int node, int nnodes,
+                       std::string where)
     : store_(std::move(store)),
       node_(node),
+      nnodes_(nnodes),
       where_(std::move(where)),
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
-      last_ok_(std::chrono::steady_clock::now()) {
+      last_ok_(std::chrono::steady_clock::now()),
+      beats_(static_cast<std::size_t>(nnodes), -1),
+      beat_at_(static_cast<std::size_t>(nnodes), last_ok_) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -133,6 +138,7 @@ void StoreWatch::poll_once() {
   if (!failure.empty() && store_->add(kFailedKey + "/count", 1) == 1)
     store_->set(kFailedKey, bytes(std::to_string(node_) + "\n" + failure));
   if (send_done) store_->add(kDoneKey, 1);
+  store_->add(beat_key(node_), 1);
   if (send_left) store_->add(kLeftKey, 1);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -145,8 +151,9 @@ void StoreWatch::poll_once() {
     std::string text(v.begin(), v.end());
     std::size_t nl = text.find('\n');
     std::string node = text.substr(0, nl);
-    if (nl != std::string::npos && node != std::to_string(node_)) {
-      std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(mu_);
+    // Our own report is not news; a failure node 0 recorded for us (silence) is.
+    if (nl != std::string::npos && (node != std::to_string(node_) || failure_.empty())) {
       if (remote_.empty()) {
         remote_ = "node " + node + " failed: " + text.substr(nl + 1);
         wake();
@@ -155,6 +162,32 @@ void StoreWatch::poll_once() {
   }
   done_count_ = store_->add(kDoneKey, 0);
   left_count_ = store_->add(kLeftKey, 0);
+  if (node_ == 0) check_heartbeats();
+}
+
+// Node 0 only: an agent killed with its ranks (or cut off) leaves no failure behind; its
+// heartbeat standing still for kSilence is recorded as its failure. Once every node is
+// done, agents leave and stop beating: nothing is checked then.
+void StoreWatch::check_heartbeats() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!remote_.empty() || !failure_.empty()) return;
+  }
+  if (done_count_ >= nnodes_) return;
+  const auto now = std::chrono::steady_clock::now();
+  for (int k = 1; k < nnodes_; ++k) {
+    long long beat = store_->add(beat_key(k), 0);
+    if (beat != beats_[k]) {
+      beats_[k] = beat;
+      beat_at_[k] = now;
+    } else if (now - beat_at_[k] > kSilence) {
+      if (store_->add(kFailedKey + "/count", 1) == 1)
+        store_->set(kFailedKey, bytes(std::to_string(k) + "\nits chorus-run has not been heard of for " +
+                                      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilence).count()) +
+                                      " s (killed, or its link is down?)"));
+      return;  // the next poll reads the failure like any other
+    }
+  }
 }
 
 }  // namespace chorus_run

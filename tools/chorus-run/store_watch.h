@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "chorus/store.h"
 #include "supervisor.h"
@@ -22,11 +23,13 @@ inline const std::string kLeftKey = "chorus-run/left";      // counter: agents a
 // Polls the store every 150 ms on its own connection. No method blocks on the network:
 // reports are queued and sent by the thread. The store counts as lost when a call fails
 // or none has been answered for kSilence (a dead link blocks a call, it does not fail it).
+// Every agent bumps a heartbeat counter at each poll; node 0's watch records a failure of
+// any node whose heartbeat stood still for kSilence while the job was running.
 class StoreWatch final : public PeerWatch {
  public:
   static constexpr auto kSilence = std::chrono::seconds(10);
 
-  StoreWatch(std::shared_ptr<chorus::Store> store, int node, std::string where);
+  StoreWatch(std::shared_ptr<chorus::Store> store, int node, int nnodes, std::string where);
   ~StoreWatch() override;  // stops the thread; detaches it if a call is stuck
 
   int wake_fd() const override { return wake_fd_; }
@@ -47,10 +50,12 @@ class StoreWatch final : public PeerWatch {
  private:
   void loop();
   void poll_once();
+  void check_heartbeats();
   void wake();
 
   std::shared_ptr<chorus::Store> store_;
   const int node_;
+  const int nnodes_;
   const std::string where_;  // "host:port" of the store, for messages
   int wake_fd_;
   std::mutex mu_;
@@ -65,6 +70,8 @@ class StoreWatch final : public PeerWatch {
   std::chrono::steady_clock::time_point last_ok_;
   std::atomic<long long> done_count_{-1}, left_count_{-1};
   std::atomic<bool> in_call_{false};
+  std::vector<long long> beats_;  // node 0: last heartbeat value seen per node ...
+  std::vector<std::chrono::steady_clock::time_point> beat_at_;  // ... and when it changed
   std::thread thread_;
 };
 
