@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 
 #include "chorus/status.h"
@@ -38,6 +39,7 @@ class Agent {
   int signal_fd_;
   std::string name_;
   std::unique_ptr<StoreWatch> watch_;
+  Clock::time_point started_ = Clock::now();  // --timeout counts from here
 };
 
 std::shared_ptr<chorus::Store> Agent::connect() {
@@ -93,6 +95,14 @@ int Agent::wait_for_others(int code) {
   if (code == 0 && watch_->stop_reason().empty()) {
     watch_->node_done();
     while (watch_->done_count() < o_.spec.nnodes) {
+      if (o_.timeout_s > 0 && Clock::now() - started_ > std::chrono::duration<double>(o_.timeout_s)) {
+        char text[96];
+        std::snprintf(text, sizeof(text), "timeout of %g s exceeded while waiting for the other nodes",
+                      o_.timeout_s);
+        say(text);
+        code = 124;
+        break;
+      }
       if (int sig = pending_signal(100)) {
         say("received " + signal_name(sig) + " while waiting for the other nodes");
         code = 128 + sig;

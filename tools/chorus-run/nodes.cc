@@ -3,6 +3,7 @@
 #include "nodes.h"
 
 #include <chrono>
+#include <cstdio>
 #include <exception>
 
 #include "chorus/status.h"
@@ -53,8 +54,10 @@ bool agree(chorus::Store& store, const NodeSpec& spec, NodePlan* plan, std::stri
     store.wait(keys, timeout);
   } catch (const chorus::Error& e) {
     if (e.code() != chorus::ErrorCode::kTimeout) throw;
-    *error = "not every node joined within " + std::to_string(spec.join_timeout_s) +
-             " s; missing: nodes " + missing_nodes(store, spec.nnodes);
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%g", spec.join_timeout_s);
+    *error = std::string("not every node joined within ") + secs + " s (--join-timeout); missing: nodes " +
+             missing_nodes(store, spec.nnodes);
     return false;
   }
   plan->counts.clear();
