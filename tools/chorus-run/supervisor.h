@@ -1,6 +1,7 @@
 // Watches the launched ranks: copies their output, forwards signals, enforces the
 // timeout, and stops every rank shortly after one fails (1.5 s later: the ranks that saw
-// the failure print their flight recorders and hang report first).
+// the failure print their flight recorders and hang report first) or, multi-node, after
+// another node reports a failure (PeerWatch).
 #pragma once
 #include <sys/types.h>
 
@@ -19,8 +20,8 @@ class PeerWatch {
   virtual ~PeerWatch() = default;
   // Readable when stop_reason() may have become non-empty (the supervisor also polls it).
   virtual int wake_fd() const = 0;
-  // Why this node's ranks must stop ("node 1: rank 3 (pid 9) exited with status 1",
-  // "lost the store ..."); empty while the job may go on. Never blocks.
+  // Why this node's ranks must stop ("node 1 failed: rank 3 (pid 9) exited with status 1",
+  // "lost the connection to the store at ..."); empty while the job may go on. Never blocks.
   virtual std::string stop_reason() = 0;
   // A rank of this node failed (`what` names it); tells the other nodes. Never blocks.
   virtual void local_failure(const std::string& what) = 0;
