@@ -13,6 +13,10 @@
 # their own (${NETNS_ID}br): the root namespace is never touched. NETNS_ID is unique per
 # run (it includes $$) and R is drawn from it. Needs root and a working `ip netns`: when
 # either is missing, netns_setup prints why and exits 1 (a failure, never a silent skip).
+# netns_setup installs the EXIT trap (netns_cleanup): put the caller's own clean-up in
+# NETNS_CLEANUP_HOOK rather than in a trap of its own. Namespaces left by a run that was
+# killed (cn<pid>... whose pid is gone, e.g. after a CTest timeout) are removed by the next
+# netns_setup.
 
 NETNS_ID=${NETNS_ID:-cn$$}
 NETNS_HOSTS=0
@@ -53,6 +57,19 @@ netns_wire() {
   ip -n "$ns" link set "$(netns_if "$h" "$net")" up
 }
 
+# Removes namespaces named cn<pid>h<i> / cn<pid>br whose run (pid) no longer exists.
+netns_reap_stale() {
+  local ns pid pids
+  for ns in $(ip netns list | awk '{ print $1 }'); do
+    [[ "$ns" =~ ^cn([0-9]+)(h[0-9]+|br|probe)$ ]] || continue
+    pid=${BASH_REMATCH[1]}
+    kill -0 "$pid" 2>/dev/null && continue
+    pids=$(ip netns pids "$ns" 2>/dev/null)
+    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+    ip netns del "$ns" 2>/dev/null && echo "netns: removed $ns, left by a run that is gone" >&2
+  done
+}
+
 netns_setup() {
   local n=$1 rate="" burst="" latency="" h net
   shift
@@ -67,6 +84,7 @@ netns_setup() {
     shift
   done
   netns_require
+  netns_reap_stale
   trap netns_cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
