@@ -122,7 +122,7 @@ int Agent::wait_for_others(int code) {
     pending_signal(20);
   if (o_.spec.node_rank == 0)
     for (auto until = Clock::now() + kHostLimit;
-         watch_->left_count() < o_.spec.nnodes && Clock::now() < until;)
+         watch_->left_count() < o_.spec.nnodes - watch_->silent_nodes() && Clock::now() < until;)
       pending_signal(50);
   return code;
 }

@@ -166,28 +166,34 @@ void StoreWatch::poll_once() {
 }
 
 // Node 0 only: an agent killed with its ranks (or cut off) leaves no failure behind; its
-// heartbeat standing still for kSilence is recorded as its failure. Once every node is
-// done, agents leave and stop beating: nothing is checked then.
+// heartbeat standing still for kSilence is recorded as its failure (unless one is known).
+// Once every node is done, agents leave and stop beating: nothing is checked then.
 void StoreWatch::check_heartbeats() {
+  if (done_count_ >= nnodes_) return;
+  bool known;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!remote_.empty() || !failure_.empty()) return;
+    known = !remote_.empty() || !failure_.empty();
   }
-  if (done_count_ >= nnodes_) return;
   const auto now = std::chrono::steady_clock::now();
+  int silent = 0, first_silent = -1;
   for (int k = 1; k < nnodes_; ++k) {
     long long beat = store_->add(beat_key(k), 0);
     if (beat != beats_[k]) {
       beats_[k] = beat;
       beat_at_[k] = now;
     } else if (now - beat_at_[k] > kSilence) {
-      if (store_->add(kFailedKey + "/count", 1) == 1)
-        store_->set(kFailedKey, bytes(std::to_string(k) + "\nits chorus-run has not been heard of for " +
-                                      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilence).count()) +
-                                      " s (killed, or its link is down?)"));
-      return;  // the next poll reads the failure like any other
+      ++silent;
+      if (first_silent < 0) first_silent = k;
     }
   }
+  silent_nodes_ = silent;
+  if (known || first_silent < 0) return;
+  // The next poll reads the failure like any other.
+  if (store_->add(kFailedKey + "/count", 1) == 1)
+    store_->set(kFailedKey, bytes(std::to_string(first_silent) + "\nits chorus-run has not been heard of for " +
+                                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilence).count()) +
+                                  " s (killed, or its link is down?)"));
 }
 
 }  // namespace chorus_run

@@ -42,6 +42,8 @@ class StoreWatch final : public PeerWatch {
   // Latest counters read from the store (-1 before the first read).
   long long done_count() const { return done_count_; }
   long long left_count() const { return left_count_; }
+  // Node 0: nodes whose heartbeat has stood still for kSilence (they will not leave).
+  int silent_nodes() const { return silent_nodes_; }
   // True when every queued report has been sent (or the store is lost).
   bool flushed();
   // True once a failure of this node has been queued (by local_failure).
@@ -70,6 +72,7 @@ class StoreWatch final : public PeerWatch {
   std::chrono::steady_clock::time_point last_ok_;
   std::atomic<long long> done_count_{-1}, left_count_{-1};
   std::atomic<bool> in_call_{false};
+  std::atomic<int> silent_nodes_{0};
   std::vector<long long> beats_;  // node 0: last heartbeat value seen per node ...
   std::vector<std::chrono::steady_clock::time_point> beat_at_;  // ... and when it changed
   std::thread thread_;
