@@ -40,6 +40,19 @@ struct RunOptions {
 
 constexpr int kUsageError = 2;
 
+// What is wrong with the multi-node options as given ("" when nothing).
+std::string node_options_problem(const CLI::App& app, const RunOptions& o) {
+  if (app.count("--nnodes") + app.count("--node-rank") + app.count("--master") == 0) return "";
+  if (o.nnodes == 0 || o.node_rank < 0 || o.master.empty())
+    return "--nnodes, --node-rank and --master go together";
+  if (o.node_rank >= o.nnodes)
+    return "--node-rank " + std::to_string(o.node_rank) + " is not below --nnodes " +
+           std::to_string(o.nnodes);
+  if (app.count("--host") > 0)
+    return "--host does not apply with --nnodes (ranks reach the store at --master)";
+  return "";
+}
+
 // Parses the command line; returns -1 to go on, else the exit code.
 int parse_args(int argc, char** argv, RunOptions* o) {
   CLI::App app{
@@ -83,20 +96,9 @@ int parse_args(int argc, char** argv, RunOptions* o) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kUsageError;
   }
-  bool multi = app.count("--nnodes") + app.count("--node-rank") + app.count("--master") > 0;
-  if (multi) {
-    std::string problem;
-    if (o->nnodes == 0 || o->node_rank < 0 || o->master.empty())
-      problem = "--nnodes, --node-rank and --master go together";
-    else if (o->node_rank >= o->nnodes)
-      problem = "--node-rank " + std::to_string(o->node_rank) + " is not below --nnodes " +
-                std::to_string(o->nnodes);
-    else if (app.count("--host") > 0)
-      problem = "--host does not apply with --nnodes (ranks reach the store at --master)";
-    if (!problem.empty()) {
-      std::cerr << problem << "\nRun with --help for more information.\n";
-      return kUsageError;
-    }
+  if (std::string problem = node_options_problem(app, *o); !problem.empty()) {
+    std::cerr << problem << "\nRun with --help for more information.\n";
+    return kUsageError;
   }
   o->command = app.remaining();
   if (!o->command.empty() && o->command[0] == "--") o->command.erase(o->command.begin());
