@@ -90,6 +90,37 @@ exec_failure)
   expect_rc $? 127
   expect_grep "cannot execute '/nonexistent/program'" "$TMP/err"
   ;;
+nodes_usage)
+  "$RUN" --nnodes 2 -n 1 true >"$TMP/out" 2>"$TMP/err"; expect_rc $? 2
+  expect_grep "go together" "$TMP/err"
+  "$RUN" --nnodes 2 --node-rank 2 --master 127.0.0.1:1 -n 1 true >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 2; expect_grep "is not below --nnodes 2" "$TMP/err"
+  "$RUN" --nnodes 2 --node-rank 0 --master nope -n 1 true >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 2; expect_grep "is not HOST:PORT" "$TMP/err"
+  "$RUN" --nnodes 2 --node-rank 0 --master 127.0.0.1:1 --host h -n 1 true >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 2; expect_grep "does not apply" "$TMP/err"
+  ;;
+nodes_loopback)
+  # Two agents on this host (the netns tests do it across namespace hosts): 2+1 ranks.
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  prog='echo "r=$CHORUS_RANK n=$CHORUS_WORLD_SIZE l=$CHORUS_LOCAL_RANK a=$CHORUS_STORE_ADDR"'
+  # Node 1 first: it retries until node 0's store is up.
+  "$RUN" --nnodes 2 --node-rank 1 --master 127.0.0.1:$port -n 1 sh -c "$prog" \
+    >"$TMP/out1" 2>"$TMP/err1" &
+  sleep 1
+  "$RUN" --nnodes 2 --node-rank 0 --master 127.0.0.1:$port -n 2 sh -c "$prog" \
+    >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 0
+  wait $!; expect_rc $? 0
+  expect_grep "^\[0\] r=0 n=3 l=0 a=127.0.0.1:$port$" "$TMP/out"
+  expect_grep "^\[1\] r=1 n=3 l=1 a=127.0.0.1:$port$" "$TMP/out"
+  expect_grep "^\[2\] r=2 n=3 l=0 a=127.0.0.1:$port$" "$TMP/out1"
+  # A node that never comes: node 0 gives up after --join-timeout, naming it.
+  "$RUN" --nnodes 3 --node-rank 0 --master 127.0.0.1:$port --join-timeout 1 -n 1 true \
+    >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 1
+  expect_grep "chorus-run\[node 0\]: not every node joined within 1 s (--join-timeout); missing: nodes 1, 2" "$TMP/err"
+  ;;
 *)
   fail "unknown case"
   ;;

@@ -34,7 +34,8 @@ bool is_launcher_variable(const std::string& entry) {
   return false;
 }
 
-std::vector<std::string> child_environment(char** parent, const JobEnv& job, int rank) {
+std::vector<std::string> child_environment(char** parent, const JobEnv& job, int rank,
+                                           int local_rank) {
   std::vector<std::string> env;
   for (char** p = parent; p != nullptr && *p != nullptr; ++p) {
     std::string entry(*p);
@@ -42,7 +43,7 @@ std::vector<std::string> child_environment(char** parent, const JobEnv& job, int
   }
   env.push_back("CHORUS_RANK=" + std::to_string(rank));
   env.push_back("CHORUS_WORLD_SIZE=" + std::to_string(job.world_size));
-  env.push_back("CHORUS_LOCAL_RANK=" + std::to_string(rank));
+  env.push_back("CHORUS_LOCAL_RANK=" + std::to_string(local_rank));
   env.push_back("CHORUS_STORE_ADDR=" + job.store_addr);
   env.push_back("CHORUS_JOB_ID=" + job.job_id);
   return env;

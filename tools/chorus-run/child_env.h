@@ -17,9 +17,11 @@ struct JobEnv {
 // MPICH/PMI, Slurm) or is one of the CHORUS_* launch variables that chorus-run sets.
 bool is_launcher_variable(const std::string& entry);
 
-// `parent` (entries "NAME=value") without launcher variables, plus CHORUS_RANK,
-// CHORUS_WORLD_SIZE, CHORUS_LOCAL_RANK, CHORUS_STORE_ADDR and CHORUS_JOB_ID.
-std::vector<std::string> child_environment(char** parent, const JobEnv& job, int rank);
+// `parent` (entries "NAME=value") without launcher variables, plus CHORUS_RANK (`rank`,
+// global), CHORUS_WORLD_SIZE, CHORUS_LOCAL_RANK (`local_rank`, the index on this node),
+// CHORUS_STORE_ADDR and CHORUS_JOB_ID.
+std::vector<std::string> child_environment(char** parent, const JobEnv& job, int rank,
+                                           int local_rank);
 
 // An identifier unique to this launch: host, pid, time and random bits.
 std::string make_job_id();

@@ -1,6 +1,8 @@
-// chorus-run: launches N ranks of a program on this host around an in-process TCP store.
+// chorus-run: launches N ranks of a program on this host around an in-process TCP store,
+// or (torchrun style) this node's ranks of a job over several nodes.
 //
 //   chorus-run -n N [--tag-output | --no-tag-output] [--timeout S] [--host H] prog args...
+//   chorus-run --nnodes M --node-rank K --master HOST:PORT -n N [...] prog args...
 //
 // Each rank gets CHORUS_RANK, CHORUS_WORLD_SIZE, CHORUS_LOCAL_RANK, CHORUS_STORE_ADDR
 // and CHORUS_JOB_ID; variables of other launchers (RANK, OMPI_*, PMI_*, SLURM_*, ...)
@@ -16,6 +18,7 @@
 #include "chorus/status.h"
 #include "chorus/store.h"
 #include "child_env.h"
+#include "node_agent.h"
 #include "signals.h"
 #include "spawn.h"
 #include "supervisor.h"
@@ -28,13 +31,33 @@ struct RunOptions {
   double timeout_s = 0;
   std::string host = "127.0.0.1";
   std::vector<std::string> command;
+  // Multi-node (nnodes > 0).
+  int nnodes = 0;
+  int node_rank = -1;
+  std::string master;
+  double join_timeout_s = 60;
 };
 
 constexpr int kUsageError = 2;
 
+// What is wrong with the multi-node options as given ("" when nothing).
+std::string node_options_problem(const CLI::App& app, const RunOptions& o) {
+  if (app.count("--nnodes") + app.count("--node-rank") + app.count("--master") == 0) return "";
+  if (o.nnodes == 0 || o.node_rank < 0 || o.master.empty())
+    return "--nnodes, --node-rank and --master go together";
+  if (o.node_rank >= o.nnodes)
+    return "--node-rank " + std::to_string(o.node_rank) + " is not below --nnodes " +
+           std::to_string(o.nnodes);
+  if (app.count("--host") > 0)
+    return "--host does not apply with --nnodes (ranks reach the store at --master)";
+  return "";
+}
+
 // Parses the command line; returns -1 to go on, else the exit code.
 int parse_args(int argc, char** argv, RunOptions* o) {
-  CLI::App app{"Launch N ranks of a Chorus program on this host."};
+  CLI::App app{
+      "Launch N ranks of a Chorus program on this host, or (--nnodes) this node's ranks of a "
+      "job over several machines."};
   app.add_option("-n,--np", o->ranks, "Number of ranks to start")
       ->required()
       ->check(CLI::Range(1, 65536));
@@ -46,16 +69,36 @@ int parse_args(int argc, char** argv, RunOptions* o) {
   app.add_option("--host", o->host,
                  "Address ranks use to reach the store (CHORUS_STORE_ADDR host)")
       ->capture_default_str();
+  app.add_option("--nnodes", o->nnodes,
+                 "Number of nodes (machines) in the job; run chorus-run once on each, with "
+                 "the same --nnodes and --master")
+      ->check(CLI::Range(1, 65536));
+  app.add_option("--node-rank", o->node_rank,
+                 "This node's index in [0, nnodes); node 0 hosts the store. Global ranks "
+                 "are numbered by node")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--master", o->master,
+                 "HOST:PORT of the store: node 0 listens on PORT (all interfaces), every "
+                 "node and rank connects to HOST:PORT (CHORUS_STORE_ADDR)");
+  app.add_option("--join-timeout", o->join_timeout_s,
+                 "Multi-node: seconds to wait for the store and for every node to join")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.prefix_command();
   app.footer(
       "Everything from the first non-option argument on is the program and its arguments.\n"
       "Ranks read stdin from /dev/null. Exit status: 0 when every rank exits 0; else the\n"
       "first failing rank's status (128 + signal if killed), 124 on --timeout, 2 on\n"
-      "usage errors.");
+      "usage errors. Multi-node: -n is this node's rank count (it may differ per node);\n"
+      "a failure on one node stops every node, whose chorus-run exits 1 naming it.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kUsageError;
+  }
+  if (std::string problem = node_options_problem(app, *o); !problem.empty()) {
+    std::cerr << problem << "\nRun with --help for more information.\n";
+    return kUsageError;
   }
   o->command = app.remaining();
   if (!o->command.empty() && o->command[0] == "--") o->command.erase(o->command.begin());
@@ -69,12 +112,14 @@ int parse_args(int argc, char** argv, RunOptions* o) {
 }
 
 // Starts every rank under `supervisor`; on a failed start stops those already started.
-void launch_ranks(const RunOptions& o, const chorus_run::JobEnv& job, const sigset_t& mask,
-                  chorus_run::Supervisor* supervisor) {
-  for (int rank = 0; rank < o.ranks; ++rank) {
+// `first_rank` is the global rank of local rank 0 (0 on one node).
+void launch_ranks(const RunOptions& o, const chorus_run::JobEnv& job, int first_rank,
+                  const sigset_t& mask, chorus_run::Supervisor* supervisor) {
+  for (int local = 0; local < o.ranks; ++local) {
+    const int rank = first_rank + local;
     chorus_run::SpawnSpec spec;
     spec.argv = o.command;
-    spec.env = chorus_run::child_environment(environ, job, rank);
+    spec.env = chorus_run::child_environment(environ, job, rank, local);
     spec.capture_output = o.tag_output;
     spec.child_mask = mask;
     chorus_run::SpawnedRank child;
@@ -86,6 +131,21 @@ void launch_ranks(const RunOptions& o, const chorus_run::JobEnv& job, const sigs
     }
     supervisor->add_rank(rank, child.pid, child.out_fd, child.err_fd);
   }
+}
+
+int run_nodes(const RunOptions& o, int signal_fd, const sigset_t& old_mask) {
+  chorus_run::AgentOptions agent;
+  if (!chorus_run::split_host_port(o.master, &agent.master_host, &agent.master_port)) {
+    std::cerr << "--master '" << o.master << "' is not HOST:PORT (port 1..65535)\n";
+    return kUsageError;
+  }
+  agent.spec = {o.nnodes, o.node_rank, o.ranks, o.join_timeout_s, chorus_run::make_job_id()};
+  agent.timeout_s = o.timeout_s;
+  return chorus_run::run_node_agent(
+      agent, signal_fd,
+      [&](const chorus_run::JobEnv& job, int first_rank, chorus_run::Supervisor* supervisor) {
+        launch_ranks(o, job, first_rank, old_mask, supervisor);
+      });
 }
 
 }  // namespace
@@ -100,6 +160,7 @@ int main(int argc, char** argv) {
     perror("chorus-run: signalfd");
     return 1;
   }
+  if (o.nnodes > 0) return run_nodes(o, signal_fd, old_mask);
   std::unique_ptr<chorus::TcpStoreServer> server;
   try {
     bool loopback = o.host == "127.0.0.1" || o.host == "localhost";
@@ -111,6 +172,6 @@ int main(int argc, char** argv) {
   chorus_run::JobEnv job{o.ranks, o.host + ":" + std::to_string(server->port()),
                          chorus_run::make_job_id()};
   chorus_run::Supervisor supervisor(signal_fd, o.timeout_s);
-  launch_ranks(o, job, old_mask, &supervisor);
+  launch_ranks(o, job, 0, old_mask, &supervisor);
   return supervisor.run();
 }

@@ -23,8 +23,6 @@ constexpr auto kReportGrace = std::chrono::milliseconds(1500);
 constexpr auto kDrainLimit = std::chrono::seconds(2);  // output after the last exit
 constexpr int kMaxPollMs = 200;
 
-void say(const std::string& text) { write_all(STDERR_FILENO, "chorus-run: " + text + "\n"); }
-
 // The exit code chorus-run reports for a rank's wait status.
 int exit_code_of(int status) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
@@ -39,6 +37,15 @@ Supervisor::Supervisor(int signal_fd, double timeout_s)
   if (has_deadline_)
     deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(timeout_s));
+}
+
+void Supervisor::set_peers(PeerWatch* peers, int node) {
+  peers_ = peers;
+  name_ = "chorus-run[node " + std::to_string(node) + "]";
+}
+
+void Supervisor::say(const std::string& text) const {
+  write_all(STDERR_FILENO, name_ + ": " + text + "\n");
 }
 
 void Supervisor::add_rank(int rank, pid_t pid, int out_fd, int err_fd) {
@@ -59,6 +66,7 @@ int Supervisor::run() {
     poll_once();
     handle_signals();
     reap();
+    check_peers();
     check_deadlines();
   }
   kill_process_groups(SIGKILL);  // whatever the ranks left behind in their groups
@@ -68,6 +76,9 @@ int Supervisor::run() {
 
 void Supervisor::poll_once() {
   std::vector<pollfd> fds{{signal_fd_, POLLIN, 0}};
+  // The wake fd stays readable once set: watched only until the job is stopping.
+  if (peers_ != nullptr && !failing_ && !terminating_) fds.push_back({peers_->wake_fd(), POLLIN, 0});
+  const std::size_t first_stream = fds.size();
   std::vector<TaggedStream*> streams;
   for (Rank& r : ranks_)
     for (TaggedStream& s : r.streams)
@@ -77,8 +88,20 @@ void Supervisor::poll_once() {
       }
   int n = poll(fds.data(), fds.size(), poll_timeout_ms());
   if (n <= 0) return;
-  for (std::size_t i = 1; i < fds.size(); ++i)
-    if (fds[i].revents != 0) streams[i - 1]->pump();
+  for (std::size_t i = first_stream; i < fds.size(); ++i)
+    if (fds[i].revents != 0) streams[i - first_stream]->pump();
+}
+
+// Another node failed (or the store is gone): the same grace as for a local failure,
+// so ranks that saw the lost peers print their own errors first.
+void Supervisor::check_peers() {
+  if (peers_ == nullptr || failing_ || terminating_ || !any_alive()) return;
+  std::string reason = peers_->stop_reason();
+  if (reason.empty()) return;
+  say(reason + "; stopping the ranks of this node");
+  failing_ = true;
+  if (exit_code_ == 0) exit_code_ = 1;
+  term_at_ = Clock::now() + kReportGrace;
 }
 
 void Supervisor::handle_signals() {
@@ -128,6 +151,14 @@ void Supervisor::report_failures(const std::vector<std::pair<int, int>>& failed_
   if (failing_) return;  // the first failure sets the code and starts the grace
   failing_ = true;
   exit_code_ = exit_code_of(first->second);
+  if (peers_ != nullptr) {
+    const Rank& r = ranks_[first->first];
+    int status = first->second;
+    peers_->local_failure("rank " + std::to_string(r.rank) + " (pid " + std::to_string(r.pid) +
+                          ") " + (WIFSIGNALED(status)
+                                      ? "was killed by signal " + signal_name(WTERMSIG(status))
+                                      : "exited with status " + std::to_string(WEXITSTATUS(status))));
+  }
   term_at_ = Clock::now() + kReportGrace;
 }
 

@@ -1,15 +1,31 @@
 // Watches the launched ranks: copies their output, forwards signals, enforces the
 // timeout, and stops every rank shortly after one fails (1.5 s later: the ranks that saw
-// the failure print their flight recorders and hang report first).
+// the failure print their flight recorders and hang report first) or, multi-node, after
+// another node reports a failure (PeerWatch).
 #pragma once
 #include <sys/types.h>
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "output_tagger.h"
 
 namespace chorus_run {
+
+// What a multi-node agent adds to supervision (store_watch.h): the other nodes' failures
+// stop this node's ranks, and a failure here is told to them. Absent on one node.
+class PeerWatch {
+ public:
+  virtual ~PeerWatch() = default;
+  // Readable when stop_reason() may have become non-empty (the supervisor also polls it).
+  virtual int wake_fd() const = 0;
+  // Why this node's ranks must stop ("node 1 failed: rank 3 (pid 9) exited with status 1",
+  // "lost the connection to the store at ..."); empty while the job may go on. Never blocks.
+  virtual std::string stop_reason() = 0;
+  // A rank of this node failed (`what` names it); tells the other nodes. Never blocks.
+  virtual void local_failure(const std::string& what) = 0;
+};
 
 class Supervisor {
  public:
@@ -17,6 +33,9 @@ class Supervisor {
   // `timeout_s` <= 0 means no timeout.
   Supervisor(int signal_fd, double timeout_s);
 
+  // Multi-node: watch `peers` (not owned, outlives run()) and name messages
+  // "chorus-run[node K]" instead of "chorus-run".
+  void set_peers(PeerWatch* peers, int node);
   // Takes over a started rank. `out_fd`/`err_fd` are its output pipes (owned), or -1
   // when the rank writes to chorus-run's stdout/stderr directly.
   void add_rank(int rank, pid_t pid, int out_fd, int err_fd);
@@ -37,6 +56,8 @@ class Supervisor {
     std::vector<TaggedStream> streams;
   };
 
+  void say(const std::string& text) const;
+  void check_peers();
   void poll_once();
   void handle_signals();
   void reap();
@@ -59,6 +80,8 @@ class Supervisor {
   bool failing_ = false;        // a rank failed: the others get SIGTERM at term_at_
   Clock::time_point term_at_;
   int exit_code_ = 0;
+  PeerWatch* peers_ = nullptr;
+  std::string name_ = "chorus-run";
 };
 
 }  // namespace chorus_run
