@@ -11,9 +11,10 @@
 namespace chorus::algo {
 
 // Never 0. Layout (low to high): kind+1 (5 bits), dtype (4), op (3), root+1 (16, 0 when the
-// collective has no root), count (35; larger counts are folded modulo 2^35). Bit 63 is
-// left 0: transport::kSigUnordered, set per message by core when it runs the operation
-// concurrently with earlier ones.
+// collective has no root), count (34; larger counts are folded modulo 2^34). Bits 62 and
+// 63 are left 0: transport::kSigPerPeer, set by core on point-to-point messages (their
+// seqs count per peer pair), and transport::kSigUnordered, set per message by core when
+// it runs the operation concurrently with earlier ones.
 // `has_op` / `has_root` say whether op and root are part of the collective's identity.
 std::uint64_t make_signature(CollKind kind, DataType dtype, std::size_t count, ReduceOp op,
                              bool has_op, int root, bool has_root);
