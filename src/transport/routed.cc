@@ -63,8 +63,9 @@ Result<RequestPtr> RoutedTransport::post_send(int peer, Tag tag, const void* dat
 Result<RequestPtr> RoutedTransport::post_recv(int peer, Tag tag, void* data, std::size_t bytes) {
   CHORUS_RETURN_IF_ERROR(check_post_args("post_recv", peer, rank(), size(), data, bytes));
   const int i = near_index(peer);
-  CHORUS_ASSIGN_OR_RETURN(RequestPtr r, i >= 0 ? wrap(near_->post_recv(i, tag, data, bytes), true, tag)
-                                               : wrap(far_->post_recv(peer, tag, data, bytes), false, tag));
+  Transport& side = i >= 0 ? *near_ : *far_;
+  CHORUS_ASSIGN_OR_RETURN(RequestPtr r, wrap(side.post_recv(i >= 0 ? i : peer, tag, data, bytes),
+                                             i >= 0, tag));
   // A peer in another operation may have written to the other part (transport::disagree).
   Transport* other = i >= 0 ? far_.get() : near_.get();
   if (other != nullptr) CHORUS_RETURN_IF_ERROR(other->disagreement(tag));
@@ -72,7 +73,8 @@ Result<RequestPtr> RoutedTransport::post_recv(int peer, Tag tag, void* data, std
 }
 
 Status RoutedTransport::adopt_failure() {
-  for (auto [from, to] : {std::pair{near_.get(), far_.get()}, std::pair{far_.get(), near_.get()}}) {
+  if (near_ == nullptr) return Status::ok();  // one part: nothing to pass on
+  for (auto [from, to] : {std::pair{near_.get(), far_.get()}, {far_.get(), near_.get()}}) {
     Status f = from->failure();
     if (f.is_ok()) continue;
     to->abort(f);
