@@ -40,6 +40,17 @@ Status overtaken_receive(int rank, const Tag& expected, int peer, const std::str
       peer, static_cast<std::int64_t>(expected.seq));
 }
 
+Status foreign_message(int rank, int peer, const std::string& peer_address, const Tag& msg,
+                       const std::string& mine_desc, const std::string& msg_desc) {
+  const auto seq = static_cast<unsigned long long>(msg.seq);
+  return Status(ErrorCode::kDesync,
+                str_printf("rank %d runs %s seq %llu, but peer rank %d (%s) sent it a message of "
+                           "%s seq %llu (tag comm %u step %u)",
+                           rank, mine_desc.c_str(), seq, peer, peer_address.c_str(),
+                           msg_desc.c_str(), seq, msg.comm, msg.step),
+                peer, static_cast<std::int64_t>(msg.seq));
+}
+
 Status send(Transport& t, int peer, Tag tag, const void* data, std::size_t bytes, Deadline d) {
   CHORUS_ASSIGN_OR_RETURN(RequestPtr r, t.post_send(peer, tag, data, bytes));
   return wait_one(t, r.get(), d);

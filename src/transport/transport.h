@@ -190,6 +190,12 @@ Status overtaken_receive(int rank, const Tag& expected, int peer, const std::str
                          const Tag& later, const std::string& expected_desc,
                          const std::string& later_desc);
 
+// The kDesync every transport reports when a message from peer `peer` (at `peer_address`)
+// claims operation (msg.comm, msg.seq), which this rank runs as `mine_desc`, as `msg_desc`
+// (transport::disagree).
+Status foreign_message(int rank, int peer, const std::string& peer_address, const Tag& msg,
+                       const std::string& mine_desc, const std::string& msg_desc);
+
 // Blocking helpers built on post + wait.
 Status send(Transport& t, int peer, Tag tag, const void* data, std::size_t bytes, Deadline d);
 Status recv(Transport& t, int peer, Tag tag, void* data, std::size_t bytes, Deadline d);

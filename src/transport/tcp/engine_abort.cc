@@ -232,13 +232,7 @@ Status Engine::disagreement(const transport::Tag& tag) {
 
 Status Engine::foreign_status(const Peer& p, const transport::Tag& msg,
                               std::uint64_t mine) const {
-  const auto seq = static_cast<unsigned long long>(msg.seq);
-  return Status(ErrorCode::kDesync,
-                str_printf("rank %d runs %s seq %llu, but peer rank %d (%s) sent it a message of "
-                           "%s seq %llu (tag comm %u step %u)",
-                           rank_, describe(mine).c_str(), seq, p.rank, p.address.c_str(),
-                           describe(msg.sig).c_str(), seq, msg.comm, msg.step),
-                p.rank, static_cast<std::int64_t>(msg.seq));
+  return transport::foreign_message(rank_, p.rank, p.address, msg, describe(mine), describe(msg.sig));
 }
 
 bool Engine::overtaken(Peer& p, Op* op) {
