@@ -8,15 +8,7 @@
 set -u
 COUNTS=$1 RUN=$2 BENCH=$3
 source "$(dirname "$0")/netns_lib.sh"
-TMP=$(mktemp -d)
-NETNS_CLEANUP_HOOK='rm -rf "$TMP"'
-ulimit -c 0
-
-fail() {
-  echo "FAIL ($COUNTS): $*" >&2
-  for f in "$TMP"/out.* "$TMP"/err.*; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; cat "$f"; } >&2; done
-  exit 1
-}
+netns_test_init "$COUNTS"
 
 counts=($COUNTS)
 hosts=${#counts[@]}

@@ -14,15 +14,7 @@
 set -u
 CASE=$1 RUN=$2
 source "$(dirname "$0")/netns_lib.sh"
-TMP=$(mktemp -d)
-NETNS_CLEANUP_HOOK='rm -rf "$TMP"'
-ulimit -c 0
-
-fail() {
-  echo "FAIL ($CASE): $*" >&2
-  for f in "$TMP"/out.* "$TMP"/err.*; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; cat "$f"; } >&2; done
-  exit 1
-}
+netns_test_init "$CASE"
 expect_grep() { grep -Eq -- "$1" "$2" || fail "'$1' not found in $(basename "$2")"; }
 
 case "$CASE" in

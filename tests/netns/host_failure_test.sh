@@ -11,15 +11,7 @@
 set -u
 CASE=$1 RUN=$2 STRESS=$3
 source "$(dirname "$0")/netns_lib.sh"
-TMP=$(mktemp -d)
-NETNS_CLEANUP_HOOK='rm -rf "$TMP"'
-ulimit -c 0
-
-fail() {
-  echo "FAIL ($CASE): $*" >&2
-  for f in "$TMP"/out.* "$TMP"/err.*; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; cat "$f"; } >&2; done
-  exit 1
-}
+netns_test_init "$CASE"
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 

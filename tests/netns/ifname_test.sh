@@ -9,15 +9,7 @@
 set -u
 RUN=$1 BENCH=$2
 source "$(dirname "$0")/netns_lib.sh"
-TMP=$(mktemp -d)
-NETNS_CLEANUP_HOOK='rm -rf "$TMP"'
-ulimit -c 0
-
-fail() {
-  echo "FAIL (ifname): $*" >&2
-  for f in "$TMP"/out.* "$TMP"/err.*; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; cat "$f"; } >&2; done
-  exit 1
-}
+netns_test_init "ifname"
 
 netns_setup 2 --second
 # run_and_measure: runs the job; sets D1/D2 = bytes host 0 sent on eth0/eth1 meanwhile.

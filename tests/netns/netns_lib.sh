@@ -27,6 +27,22 @@ NETNS_CREATED=()
 
 netns_fail() { echo "FAIL (netns): $*" >&2; exit 1; }
 
+# For test scripts: netns_test_init NAME makes $TMP (removed at exit with the namespaces)
+# and turns core files off; fail MESSAGE then prints "FAIL (NAME): MESSAGE" and every
+# $TMP/out.* and $TMP/err.* file, and exits 1.
+netns_test_init() {
+  NETNS_TEST_NAME=$1
+  TMP=$(mktemp -d)
+  NETNS_CLEANUP_HOOK='rm -rf "$TMP"'
+  ulimit -c 0
+}
+fail() {
+  echo "FAIL (${NETNS_TEST_NAME:-netns}): $*" >&2
+  local f
+  for f in "$TMP"/out.* "$TMP"/err.*; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; cat "$f"; } >&2; done
+  exit 1
+}
+
 netns_ns() { echo "${NETNS_ID}h$1"; }
 netns_bridge_ns() { echo "${NETNS_ID}br"; }
 netns_if() { echo "eth$(( ${2:-1} - 1 ))"; }  # host side name of network 1 or 2

@@ -6,15 +6,7 @@
 set -u
 RUN=$1 BENCH=$2
 source "$(dirname "$0")/netns_lib.sh"
-TMP=$(mktemp -d)
-NETNS_CLEANUP_HOOK='rm -rf "$TMP"'
-ulimit -c 0
-
-fail() {
-  echo "FAIL (shaped_link): $*" >&2
-  for f in "$TMP"/out.* "$TMP"/err.*; do [ -f "$f" ] && { echo "--- $(basename "$f"):"; cat "$f"; } >&2; done
-  exit 1
-}
+netns_test_init "shaped_link"
 
 netns_setup 2 --rate 200mbit --burst 256k --latency 50ms
 netns_exec 1 tc qdisc show dev eth0 | grep -q "tbf .*rate 200Mbit" || fail "no tbf qdisc on host 1"
