@@ -210,9 +210,12 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
   if (caps.spans_hosts && nranks > 1) {
     // Across hosts: within each host first, so the host links carry each byte as few
     // times as possible (docs/ALGORITHMS.md, "Across hosts"). reduce_scatter and
-    // all_gather need as many ranks on every host.
+    // all_gather need as many ranks on every host. A small all_reduce is latency-bound:
+    // rhd's log2(n) rounds beat the hierarchical phases (three at least, more with
+    // several ranks per host), as on one host.
     const bool blocks = kind == CollKind::kReduceScatter || kind == CollKind::kAllGather;
-    if (!blocks || caps.uniform_hosts)
+    const bool small = kind == CollKind::kAllReduce && bytes <= cfg_.small_bytes && nranks > 2;
+    if ((!blocks || caps.uniform_hosts) && !small)
       if (const Entry* e = find(kind, "hier")) return Choice{e->name, e->fn, e->uses_windows};
   }
   const bool oversubscribed = cfg_.host_cpus > 0 && nranks > cfg_.host_cpus;

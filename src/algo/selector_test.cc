@@ -143,8 +143,8 @@ TEST(Selector, BadSpecsNameVariableAndValue) {
   expect_bad("all_reduce:ring,tree", "tree");
 }
 
-// Ranks on several hosts: every collective with a hierarchical algorithm uses it at every
-// size; reduce_scatter and all_gather only with as many ranks on every host.
+// Ranks on several hosts: every collective with a hierarchical algorithm uses it (all_reduce
+// above small_bytes); reduce_scatter and all_gather only with as many ranks on every host.
 TEST(Selector, AcrossHostsHierarchicalByDefault) {
   const Selector s = make("");
   Capabilities uniform;
@@ -152,16 +152,21 @@ TEST(Selector, AcrossHostsHierarchicalByDefault) {
   Capabilities uneven;
   uneven.spans_hosts = true;
   for (std::size_t bytes : {std::size_t{8}, std::size_t{64} << 20}) {
-    for (CollKind k : {CollKind::kAllReduce, CollKind::kReduceScatter, CollKind::kAllGather,
-                       CollKind::kBroadcast, CollKind::kReduce}) {
+    for (CollKind k : {CollKind::kReduceScatter, CollKind::kAllGather, CollKind::kBroadcast,
+                       CollKind::kReduce}) {
       EXPECT_STREQ(s.choose(k, bytes, 4, uniform).name, "hier") << to_string(k) << " " << bytes;
     }
-    EXPECT_STREQ(s.choose(CollKind::kAllReduce, bytes, 3, uneven).name, "hier");
     EXPECT_STREQ(s.choose(CollKind::kBroadcast, bytes, 3, uneven).name, "hier");
     EXPECT_STREQ(s.choose(CollKind::kReduceScatter, bytes, 3, uneven).name, "ring");
     EXPECT_STREQ(s.choose(CollKind::kAllGather, bytes, 3, uneven).name, "ring");
     EXPECT_STREQ(s.choose(CollKind::kAllToAll, bytes, 4, uniform).name, "pairwise");
   }
+  // all_reduce: latency-bound up to small_bytes (rhd), hierarchical above; at 2 ranks
+  // (one per host) hier is the ring among them.
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 4, uniform).name, "rhd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 4, 4, uniform).name, "hier");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 2, uniform).name, "hier");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 20, 3, uneven).name, "hier");
   // An explicit choice still wins.
   EXPECT_STREQ(make("all_reduce:ring").choose(CollKind::kAllReduce, 8, 4, uniform).name, "ring");
 }
