@@ -2,10 +2,10 @@
 // ("ring" for every collective that has a ring, or "all_reduce:rhd,broadcast:tree").
 #include "algo/selector.h"
 
-#include <algorithm>
+#include <optional>
 #include <string_view>
-#include <vector>
 
+#include "algo/hier_layout.h"
 #include "util/strings.h"
 
 namespace chorus::algo {
@@ -187,13 +187,9 @@ Capabilities capabilities_of(transport::Transport& t) {
   const transport::SharedWindows* w = t.shared_windows();
   c.windows = w != nullptr;
   c.single_copy = w != nullptr && w->single_copy();
-  if (const std::vector<int>* hosts = t.hosts()) {
+  if (const std::optional<HostLayout> l = host_layout(t)) {
     c.spans_hosts = true;
-    std::vector<int> per_host(hosts->size(), 0);
-    for (int h : *hosts) ++per_host[static_cast<std::size_t>(h)];
-    const int first = per_host[0];
-    c.uniform_hosts = std::all_of(per_host.begin(), per_host.end(),
-                                  [&](int k) { return k == 0 || k == first; });
+    c.uniform_hosts = l->uniform();
   }
   return c;
 }
