@@ -22,8 +22,9 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"kernels", {"util"}},
       {"net", {"util", "config", "diag"}},
       {"transport", {"util", "config", "diag"}},
-      {"transport/tcp", {"util", "config", "diag", "transport", "net"}},
-      {"transport/shm", {"util", "config", "diag", "transport"}},
+      {"transport/engine", {"util", "config", "diag", "transport"}},
+      {"transport/tcp", {"util", "config", "diag", "transport", "transport/engine", "net"}},
+      {"transport/shm", {"util", "config", "diag", "transport", "transport/engine"}},
       {"transport/testing", {"util", "config", "diag", "transport"}},
       {"algo", {"util", "config", "diag", "transport", "kernels", "transport/testing"}},
       {"bootstrap", {"util", "config", "diag", "net"}},
@@ -36,7 +37,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
 
 // The room of an included path such as "transport/tcp/frame.h" or "algo/ring.h".
 std::string room_of(const std::string& include) {
-  for (const char* sub : {"transport/tcp/", "transport/shm/", "transport/testing/"})
+  for (const char* sub : {"transport/engine/", "transport/tcp/", "transport/shm/", "transport/testing/"})
     if (include.rfind(sub, 0) == 0) return std::string(sub).substr(0, std::string(sub).size() - 1);
   return include.substr(0, include.find('/'));
 }

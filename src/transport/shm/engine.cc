@@ -1,5 +1,5 @@
-// Shared-memory engine bookkeeping: posting, matching against unexpected messages,
-// cancel, completion, peer failure and close.
+// Shared-memory medium bookkeeping: set-up and close, queueing sends, cancel, dropping a
+// peer's work, and aborts published in (and adopted from) the rank slots.
 #include "transport/shm/engine.h"
 
 #include <sys/syscall.h>
@@ -20,19 +20,27 @@ std::string host_name() {
   if (::gethostname(buf, sizeof(buf) - 1) != 0) return "this host";
   return buf;
 }
+
+engine::EngineOptions engine_options(const ShmOptions& opts) {
+  engine::EngineOptions e;
+  e.rank = opts.rank;
+  e.size = opts.size;
+  e.name = opts.rank_names.empty() ? opts.rank : opts.rank_names[opts.rank];
+  e.names = opts.job_size > 0 ? opts.job_size : opts.size;
+  e.medium = "shm";
+  e.max_reason_bytes = kReasonBytes - 1;
+  e.describe_sig = opts.describe_sig;
+  e.wait = engine::WaitPolicy::for_shm();
+  return e;
+}
 }  // namespace
 
 Engine::Engine(const ShmOptions& opts, Segment seg)
-    : rank_(opts.rank),
-      size_(opts.size),
-      name_(opts.rank_names.empty() ? opts.rank : opts.rank_names[opts.rank]),
-      names_(opts.job_size > 0 ? opts.job_size : opts.size),
+    : engine::Engine(engine_options(opts)),
       copy_out_bytes_(std::min<std::size_t>(opts.copy_out_bytes, opts.ring_bytes)),
-      describe_sig_(opts.describe_sig),
       seg_(std::move(seg)),
       me_(seg_.slot(opts.rank)),
-      peers_(static_cast<std::size_t>(opts.size)),
-      backoff_() {
+      peers_(static_cast<std::size_t>(opts.size)) {
   const std::string host = host_name();
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];
@@ -64,52 +72,35 @@ void Engine::close() {
   cv_.notify_all();
 }
 
-bool Engine::idle() {
-  std::lock_guard<std::mutex> lk(mu_);
-  return std::all_of(peers_.begin(), peers_.end(), [](const Peer& p) {
-    return p.posted.empty() && p.out.empty() && !p.have_hdr;
-  });
+void Engine::wake() { ring_doorbell(me_); }
+
+bool Engine::busy(const engine::PeerState& ps) const {
+  const auto& p = static_cast<const Peer&>(ps);
+  return !p.out.empty() || p.have_hdr;
 }
 
-void Engine::complete(Op* op, Status st) {
-  if (!st.is_ok() && aborted()) st = abort_status();
-  op->status = std::move(st);
-  op->where = Op::Where::kNone;
-  op->done.store(true, std::memory_order_release);
-  cv_.notify_all();
+void Engine::start_send(engine::PeerState& ps, Op* op) {
+  Peer& p = of(ps);
+  OutItem& it = p.out.emplace_back();
+  it.hdr.comm = op->tag.comm;
+  it.hdr.seq = op->tag.seq;
+  it.hdr.step = op->tag.step;
+  it.hdr.sig = op->tag.sig;
+  it.hdr.length = op->bytes;
+  it.payload = op->send_data;
+  it.op = op;
+  op->where = Op::Where::kOutQueue;
+  write_peer(p);
+  if (polling_) wake();  // let a sleeping poller see the new work
 }
 
-void Engine::fail_peer(Peer& p, Status st) {
-  if (p.is_failed()) return;
-  const bool pending = !p.posted.empty() || !p.out.empty() || p.in_op != nullptr;
-  if (st.code() != ErrorCode::kAborted && pending)
-    CHORUS_LOG(WARN, Net, "rank %d: %s", name_, st.message().c_str());
-  p.failed = st;
-  for (Op* op : p.posted) complete(op, st);
-  for (OutItem& it : p.out)
-    if (it.op != nullptr) complete(it.op, st);
-  if (p.in_op != nullptr) complete(p.in_op, st);
-  p.posted.clear();
-  p.out.clear();
-  p.in_op = nullptr;
-  p.have_hdr = false;
-  p.in_buf = {};
+void Engine::recv_posted(engine::PeerState& p, Op* /*op*/) {
+  read_peer(of(p), false);
+  if (polling_) wake();
 }
 
-bool Engine::take_unexpected(Peer& p, Op* op) {
-  auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
-                         [&](const Unexpected& u) { return u.tag.matches(op->tag); });
-  if (it == p.unexpected.end()) return false;
-  Unexpected u = std::move(*it);
-  p.unexpected.erase(it);
-  if (differs(u.tag, u.data.size(), op)) {
-    complete(op, mismatch(p, u.tag, u.data.size(), op->tag, op->bytes));
-    if (!p.is_failed()) queue_nack(p, u.tag, op->bytes, op->tag.sig);
-  } else {
-    if (!u.data.empty()) std::memcpy(op->recv_data, u.data.data(), u.data.size());
-    complete(op, Status::ok());
-  }
-  return true;
+void Engine::refuse(engine::PeerState& p, const engine::Unexpected& msg, const Op& op) {
+  queue_nack(of(p), msg.tag, op.bytes, op.tag.sig);
 }
 
 void Engine::queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected,
@@ -125,44 +116,15 @@ void Engine::queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected
   write_peer(p);
 }
 
-Status Engine::post(Op* op) {
-  if (aborted()) return abort_status();
-  std::lock_guard<std::mutex> lk(mu_);
-  if (closed_) return Status(ErrorCode::kAborted, "the shm transport was destroyed");
-  Peer& p = peers_[op->peer];
-  if (!p.desynced.is_ok()) return p.desynced;
-  if (p.is_failed()) {
-    if (op->kind != Op::Kind::kRecv || !take_unexpected(p, op)) return p.failed;
-    return Status::ok();
-  }
-  if (op->kind == Op::Kind::kRecv) {
-    if (take_unexpected(p, op) || overtaken(p, op) || foreign(op)) return Status::ok();
-    op->where = Op::Where::kPosted;
-    p.posted.push_back(op);
-    read_peer(p, false);
-  } else {
-    OutItem& it = p.out.emplace_back();
-    it.hdr.comm = op->tag.comm;
-    it.hdr.seq = op->tag.seq;
-    it.hdr.step = op->tag.step;
-    it.hdr.sig = op->tag.sig;
-    it.hdr.length = op->bytes;
-    it.payload = op->send_data;
-    it.op = op;
-    op->where = Op::Where::kOutQueue;
-    write_peer(p);
-  }
-  if (polling_) ring_doorbell(me_);  // let a sleeping poller see the new work
-  return Status::ok();
+// The receiver of one of our messages found it does not fit its receive. The send fails
+// if still pending; in any case every pending and later request with that peer fails.
+void Engine::on_nack(Peer& p, const RecHeader& h) {
+  refused_by(p, refusal_status(p, h.tag(), h.sig, h.arg, h.length, -1));
 }
 
-void Engine::cancel(Op* op) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (op->done.load(std::memory_order_acquire) || op->where == Op::Where::kNone) return;
-  Peer& p = peers_[op->peer];
-  if (op->where == Op::Where::kPosted) {
-    p.posted.erase(std::find(p.posted.begin(), p.posted.end(), op));
-  } else if (op->where == Op::Where::kReading) {
+void Engine::cancel_in_medium(engine::PeerState& ps, Op* op) {
+  Peer& p = of(ps);
+  if (op->where == Op::Where::kReading) {
     p.sink = Peer::Sink::kDiscard;
     p.in_op = nullptr;
   } else if (op->where == Op::Where::kOutQueue) {
@@ -175,7 +137,67 @@ void Engine::cancel(Op* op) {
       it->op = nullptr;
     }
   }
-  op->where = Op::Where::kNone;
+}
+
+void Engine::drop_in_medium(engine::PeerState& ps, const Status& st) {
+  Peer& p = of(ps);
+  if (p.in_op != nullptr) {
+    complete(std::exchange(p.in_op, nullptr), st);
+    p.sink = Peer::Sink::kDiscard;  // the rest of the payload is read and dropped
+  }
+  std::deque<OutItem> keep;
+  for (OutItem& it : p.out) {
+    if (it.hdr_done) {  // the ring must stay well formed: finish the record from a copy
+      if (it.op != nullptr) {
+        it.owned.assign(it.payload, it.payload + it.hdr.length);
+        it.payload = it.owned.data();
+        complete(std::exchange(it.op, nullptr), st);
+      }
+      keep.push_back(std::move(it));
+    } else if (it.op != nullptr) {
+      complete(it.op, st);  // not started: dropped
+    } else {
+      keep.push_back(std::move(it));  // NACKs and copies of cancelled sends
+    }
+  }
+  p.out.swap(keep);
+}
+
+void Engine::on_peer_failed(engine::PeerState& ps, const Status& /*st*/) {
+  Peer& p = of(ps);  // its rings are read no more
+  p.out.clear();
+  p.in_op = nullptr;
+  p.have_hdr = false;
+  p.in_buf = {};
+}
+
+const transport::Tag* Engine::parked(const engine::PeerState& ps) const {
+  const auto& p = static_cast<const Peer&>(ps);
+  return p.have_hdr && p.sink == Peer::Sink::kUndecided ? &p.in_tag : nullptr;
+}
+
+void Engine::announce_abort() {
+  const AbortReason a = abort_reason();
+  std::memcpy(me_.abort_reason, a.text.data(), a.text.size());
+  me_.abort_reason[a.text.size()] = '\0';
+  me_.abort_code.store(static_cast<std::int32_t>(a.status.code()), std::memory_order_relaxed);
+  me_.abort_origin.store(a.origin, std::memory_order_relaxed);
+  me_.abort_peer.store(a.status.peer(), std::memory_order_relaxed);
+  me_.state.store(kAborted, std::memory_order_release);
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) ring_doorbell(seg_.slot(r));
+  ring_doorbell(me_);  // our own sleeping poller
+}
+
+void Engine::on_peer_abort(const Peer& p) {
+  const RankSlot& s = seg_.slot(p.rank);
+  // Printable ASCII only: the text comes from another process.
+  std::string text(s.abort_reason, strnlen(s.abort_reason, kReasonBytes));
+  for (char& c : text)
+    if (c < 0x20 || c >= 0x7f) c = '?';
+  adopt_abort(p, static_cast<ErrorCode>(s.abort_code.load(std::memory_order_relaxed)),
+              s.abort_origin.load(std::memory_order_relaxed),
+              s.abort_peer.load(std::memory_order_relaxed), text);
 }
 
 }  // namespace chorus::shm

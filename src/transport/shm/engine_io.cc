@@ -64,15 +64,8 @@ bool Engine::write_peer(Peer& p) {
 // Picks the sink of the record at the head of p's ring. False: leave it parked in the ring
 // (a large message nobody has asked for, while no other receive from p is waiting).
 bool Engine::decide_sink(Peer& p, bool final) {
-  const transport::Tag tag = p.in_hdr.tag();
-  auto it = std::find_if(p.posted.begin(), p.posted.end(),
-                         [&](Op* op) { return op->tag.matches(tag); });
-  if (it != p.posted.end()) {
-    Op* op = *it;
-    p.posted.erase(it);
-    if (differs(tag, p.in_hdr.length, op)) {
-      complete(op, mismatch(p, tag, p.in_hdr.length, op->tag, op->bytes));
-      queue_nack(p, tag, op->bytes, op->tag.sig);
+  if (Op* op = take_posted(p, p.in_tag)) {
+    if (!accepts(p, op, engine::Unexpected{p.in_tag, p.in_hdr.length, false, 0, {}})) {
       p.sink = Peer::Sink::kDiscard;
     } else {
       p.sink = Peer::Sink::kOp;
@@ -81,8 +74,6 @@ bool Engine::decide_sink(Peer& p, bool final) {
     }
     return true;
   }
-  fail_overtaken(p, tag);
-  fail_foreign(p, tag);
   const bool whole = p.in_ring.used_bytes() >= p.in_hdr.length;
   if (p.in_hdr.length <= copy_out_bytes_ || !p.posted.empty() || (final && whole)) {
     p.sink = Peer::Sink::kUnexpected;
@@ -97,17 +88,8 @@ void Engine::finish_record(Peer& p) {
   if (p.sink == Peer::Sink::kOp) {
     complete(std::exchange(p.in_op, nullptr), Status::ok());
   } else if (p.sink == Peer::Sink::kUnexpected) {
-    Unexpected u{p.in_hdr.tag(), std::move(p.in_buf)};
-    p.in_buf = {};
-    p.unexpected.push_back(std::move(u));
-    // A receive posted while the payload was arriving matches now.
-    for (auto it = p.posted.begin(); it != p.posted.end(); ++it) {
-      if (!(*it)->tag.matches(p.unexpected.back().tag)) continue;
-      Op* op = *it;
-      p.posted.erase(it);
-      take_unexpected(p, op);
-      break;
-    }
+    const std::uint64_t length = p.in_hdr.length;
+    hold(p, engine::Unexpected{p.in_tag, length, false, 0, std::exchange(p.in_buf, {})});
   }
   p.sink = Peer::Sink::kUndecided;
 }
@@ -131,6 +113,7 @@ bool Engine::read_peer(Peer& p, bool final) {
         break;
       }
       p.in_hdr = h;
+      p.in_tag = h.tag();
       p.have_hdr = true;
       p.in_pos = 0;
       p.sink = Peer::Sink::kUndecided;

@@ -1,9 +1,11 @@
 // Shared-window barriers: every rank publishes how many barriers it has reached in its
 // rank slot and waits until every other rank has reached as many. Waiting backs off
-// (backoff.h: yield polling, then sleeping on the doorbell, which arrivals ring); while it waits it checks the deadline, aborts published
-// by any rank and peer liveness, so it never hangs.
+// (engine::WaitPolicy::for_shm: yield polling, then sleeping on the doorbell, which arrivals
+// ring); while it waits it checks the deadline, aborts published by any rank and peer
+// liveness, so it never hangs.
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -60,7 +62,7 @@ Status Engine::window_agreement(const transport::Tag& tag, std::uint64_t target)
                   str_printf("rank %d in %s seq %llu met peer rank %d (%s) in %s seq %llu at "
                              "shared-window barrier %llu (tag comm %u step %u): the ranks issued "
                              "different operations",
-                             name_, describe(tag.sig).c_str(),
+                             name(), describe(tag.sig).c_str(),
                              static_cast<unsigned long long>(tag.seq), p.name, p.address.c_str(),
                              describe(sig).c_str(), static_cast<unsigned long long>(seq),
                              static_cast<unsigned long long>(target), tag.comm, tag.step),
@@ -89,19 +91,20 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
     }
     return true;
   };
-  Backoff backoff;
+  engine::WaitPolicy policy(engine::WaitPolicy::for_shm());
+  auto start = engine::WaitPolicy::Clock::now();
   for (unsigned round = 0;; ++round) {
     if (all_arrived()) break;
-    if (backoff.keep_polling()) {
+    if (policy.phase(start, engine::WaitPolicy::Clock::now()) != engine::WaitPolicy::Phase::kBlock) {
       ::sched_yield();
       if (round % kRoundsPerLook != kRoundsPerLook - 1) continue;
     } else {
       const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
       me_.sleeping.store(1, std::memory_order_seq_cst);
       if (!all_arrived() && !aborted())
-        sleep_on_doorbell(me_, seen, doorbell_sleep_us(deadline, 1000L * kSleepCapMs));
+        sleep_on_doorbell(me_, seen, std::max(20L, deadline.remaining_us(1000L * kSleepCapMs)));
       me_.sleeping.store(0, std::memory_order_relaxed);
-      backoff.woken();
+      start = engine::WaitPolicy::Clock::now();  // woken: poll again for a while
     }
     if (all_arrived()) break;
     CHORUS_RETURN_IF_ERROR(window_failure(target));

@@ -1,15 +1,14 @@
-// TCP engine bookkeeping: posting, matching against unexpected messages, cancel,
-// completion, peer failure and close.
+// TCP medium bookkeeping: set-up, queueing sends and announcements, accepting offers,
+// cancel, and dropping a peer's work with the byte stream kept well formed.
 #include "transport/tcp/engine.h"
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cstring>
+#include <string>
 #include <utility>
 
-#include "diag/log.h"
 #include "util/strings.h"
 
 namespace chorus::tcp {
@@ -20,21 +19,44 @@ void erase_one(C& c, Op* op) {
   auto it = std::find(c.begin(), c.end(), op);
   if (it != c.end()) c.erase(it);
 }
+
+std::string host_of(const std::string& addr) {
+  auto colon = addr.rfind(':');
+  return colon == std::string::npos ? addr : addr.substr(0, colon);
+}
+
+// Ranks whose address shares this rank's host (they compete for its cores).
+int local_ranks(const std::vector<std::string>& addresses, int rank) {
+  if (rank < 0 || rank >= static_cast<int>(addresses.size())) return 1;
+  const std::string mine = host_of(addresses[rank]);
+  return static_cast<int>(std::count_if(addresses.begin(), addresses.end(),
+                                        [&](const std::string& a) { return host_of(a) == mine; }));
+}
+
+engine::EngineOptions engine_options(const TcpOptions& opts, const Mesh& mesh) {
+  engine::EngineOptions e;
+  e.rank = opts.rank;
+  e.size = opts.size;
+  e.name = opts.rank;
+  e.names = opts.size;
+  e.medium = "TCP";
+  e.max_reason_bytes = kMaxAbortReasonBytes;
+  e.describe_sig = opts.describe_sig;
+  e.wait = engine::WaitPolicy::for_tcp(opts.spin_us, local_ranks(mesh.addresses, opts.rank));
+  return e;
+}
 }  // namespace
 
 Engine::Engine(const TcpOptions& opts, Mesh mesh)
-    : rank_(opts.rank),
-      size_(opts.size),
+    : engine::Engine(engine_options(opts, mesh)),
       job_token_(opts.job_token),
       eager_bytes_(opts.eager_bytes),
-      spin_us_(opts.spin_us),
-      describe_sig_(opts.describe_sig),
       peers_(static_cast<std::size_t>(opts.size)),
       scratch_(64 << 10),
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];
-    p.rank = r;
+    p.rank = p.name = r;
     p.address = r < static_cast<int>(mesh.addresses.size()) ? mesh.addresses[r] : "";
     p.fd = std::move(mesh.fds[r]);
   }
@@ -55,12 +77,9 @@ void Engine::close() {
   cv_.notify_all();
 }
 
-bool Engine::idle() {
-  std::lock_guard<std::mutex> lk(mu_);
-  return std::all_of(peers_.begin(), peers_.end(), [](const Peer& p) {
-    return p.posted.empty() && p.await_cts.empty() && p.await_data.empty() && p.out.empty() &&
-           !p.in_body;
-  });
+bool Engine::busy(const engine::PeerState& ps) const {
+  const auto& p = static_cast<const Peer&>(ps);
+  return !p.await_cts.empty() || !p.await_data.empty() || !p.out.empty() || p.in_body;
 }
 
 std::int64_t Engine::peer_progress(int peer) {
@@ -74,150 +93,80 @@ Status Engine::lost_status(const Peer& p) const {
                 p.rank);
 }
 
-void Engine::complete(Op* op, Status st) {
-  // After abort, failures caused by it (e.g. our own shutdown seen as EOF) carry its reason.
-  if (!st.is_ok() && aborted()) st = abort_status();
-  op->status = std::move(st);
-  op->where = Op::Where::kNone;
-  op->done.store(true, std::memory_order_release);
-}
-
-void Engine::fail_peer(Peer& p, Status st) {
-  if (p.is_failed()) return;
-  const bool pending = !p.posted.empty() || !p.await_cts.empty() || !p.await_data.empty() ||
-                       !p.out.empty() || p.in_body;
-  // A peer that leaves after its last operation is normal; only lost work is worth a warning.
-  if (st.code() != ErrorCode::kAborted && pending)
-    CHORUS_LOG(WARN, Net, "rank %d: %s", rank_, st.message().c_str());
-  else
-    CHORUS_LOG(DEBUG, Net, "rank %d: %s", rank_, st.message().c_str());
-  p.failed = st;
-  if (p.fd.valid()) ::shutdown(p.fd.get(), SHUT_RDWR);
-  for (OutFrame& f : p.out)
-    if (f.op != nullptr) complete(f.op, st);
-  p.out.clear();
-  drop_pending(p, st);
-  // Eager messages that fully arrived before the connection closed stay receivable (the
-  // peer sent them and may have exited since); rendezvous offers can no longer complete.
-  std::erase_if(p.unexpected, [](const Unexpected& u) { return u.rts; });
-  p.ready.clear();
-  p.in_body = false;
-  p.in_op = nullptr;
-  p.in_buf = {};
-  cv_.notify_all();
-}
-
-void Engine::drop_pending(Peer& p, const Status& st) {
-  for (Op* op : p.posted) complete(op, st);
-  for (Op* op : p.await_cts) complete(op, st);
-  for (Op* op : p.await_data) complete(op, st);
-  p.posted.clear();
-  p.await_cts.clear();
-  p.await_data.clear();
-  if (p.in_body && p.in_sink == Peer::Sink::kOp) {
-    if (p.in_op != nullptr) complete(p.in_op, st);
-    p.in_sink = Peer::Sink::kDiscard;  // the rest of the payload is read and dropped
-    p.in_op = nullptr;
-  }
-  std::deque<OutFrame> keep;
-  for (OutFrame& f : p.out) {
-    if (f.sent > 0) {  // the stream must stay well formed: finish it from a copy
-      if (f.op != nullptr) {
-        f.owned.assign(f.payload, f.payload + f.payload_len);
-        f.payload = f.owned.data();
-        complete(std::exchange(f.op, nullptr), st);
-      }
-      keep.push_back(std::move(f));
-    } else if (f.op != nullptr) {
-      complete(f.op, st);  // unsent eager or data frame: dropped
-    } else if (f.kind != FrameKind::kRts) {
-      keep.push_back(std::move(f));  // control frame (its rts op failed above)
-    }
-  }
-  p.out.swap(keep);
-  cv_.notify_all();
-}
-
-Status Engine::post(Op* op) {
-  if (aborted()) return abort_status();
-  std::lock_guard<std::mutex> lk(mu_);
-  Peer& p = peers_[op->peer];
-  if (closed_) return Status(ErrorCode::kAborted, "the TCP transport was destroyed");
-  if (p.is_failed()) {
-    // Only a message that arrived before the peer left can still be received.
-    if (op->kind != Op::Kind::kRecv || !take_unexpected(p, op)) return p.failed;
-    return Status::ok();
-  }
-  if (!p.desynced.is_ok()) return p.desynced;
-  if (op->kind == Op::Kind::kRecv) post_recv_locked(p, op);
-  else post_send_locked(p, op);
+void Engine::flush(Peer& p) {
   if (!p.out.empty()) write_peer(p);  // never blocks: the socket is non-blocking
   if (!p.out.empty() && polling_) wake();
-  return Status::ok();
 }
 
-void Engine::post_recv_locked(Peer& p, Op* op) {
-  if (take_unexpected(p, op) || overtaken(p, op) || foreign(op)) return;
-  op->where = Op::Where::kPosted;
-  p.posted.push_back(op);
-  // Receiver ready: a large message may then come at once, without rts and cts (one
-  // message in flight instead of three on the path of a pipelined algorithm). If the
-  // sender's rts crosses this, it ignores the rtr and the rendezvous goes on as usual.
-  if (op->bytes > eager_bytes_) {
-    op->rtr = true;
-    op->rdv_id = p.next_rdv_id++;
-    queue_control(p, FrameKind::kRtr, op->tag, op->bytes, op->rdv_id);
-  }
-}
-
-bool Engine::take_unexpected(Peer& p, Op* op) {
-  auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
-                         [&](const Unexpected& u) { return u.tag.matches(op->tag); });
-  if (it == p.unexpected.end()) return false;
-  Unexpected u = std::move(*it);
-  p.unexpected.erase(it);
-  if (signatures_differ(u.tag.sig, op->tag.sig)) {
-    reject_signature(p, op, u.tag, u.rts ? u.rdv_id : 0);
-  } else if (u.rts) {
-    answer_rts(p, op, u.rdv_id, u.length);
-  } else if (u.length != op->bytes) {
-    complete(op, desync_status(p, op->tag, u.length, op->bytes));
-  } else {
-    if (u.length > 0) std::memcpy(op->recv_data, u.data.data(), u.length);
-    complete(op, Status::ok());
-  }
-  return true;
-}
-
-void Engine::answer_rts(Peer& p, Op* op, std::uint64_t rdv_id, std::uint64_t length) {
-  if (length != op->bytes) {
-    queue_control(p, FrameKind::kNack, op->tag, op->bytes, rdv_id);
-    complete(op, desync_status(p, op->tag, length, op->bytes));
-  } else {
-    op->rdv_id = rdv_id;
-    op->where = Op::Where::kAwaitData;
-    p.await_data.push_back(op);
-    queue_control(p, FrameKind::kCts, op->tag, 0, rdv_id);
-  }
-}
-
-void Engine::post_send_locked(Peer& p, Op* op) {
+void Engine::start_send(engine::PeerState& ps, Op* op) {
+  Peer& p = of(ps);
   const bool ready = take_ready(p, op);
-  if (op->bytes <= eager_bytes_) return queue_payload(p, op, FrameKind::kEager);
-  if (ready) return queue_payload(p, op, FrameKind::kPut);
-  // A mismatched rtr was dropped above: the rts lets the receiver report the mismatch.
-  op->rdv_id = p.next_rdv_id++;
-  op->where = Op::Where::kAwaitCts;
-  p.await_cts.push_back(op);
-  queue_control(p, FrameKind::kRts, op->tag, op->bytes, op->rdv_id);
+  if (op->bytes <= eager_bytes_) {
+    queue_payload(p, op, FrameKind::kEager);
+  } else if (ready) {
+    queue_payload(p, op, FrameKind::kPut);
+  } else {
+    // A mismatched rtr was dropped above: the rts lets the receiver report the mismatch.
+    op->id = p.next_rdv_id++;
+    op->where = Op::Where::kAwaitCts;
+    p.await_cts.push_back(op);
+    queue_control(p, FrameKind::kRts, op->tag, op->bytes, op->id);
+  }
+  flush(p);
+}
+
+// Receiver ready: a large message may then come at once, without rts and cts (one
+// message in flight instead of three on the path of a pipelined algorithm). If the
+// sender's rts crosses this, it ignores the rtr and the rendezvous goes on as usual.
+void Engine::recv_posted(engine::PeerState& ps, Op* op) {
+  if (op->bytes <= eager_bytes_) return;
+  Peer& p = of(ps);
+  op->announced = true;
+  op->id = p.next_rdv_id++;
+  queue_control(p, FrameKind::kRtr, op->tag, op->bytes, op->id);
+  flush(p);
+}
+
+void Engine::accept_offer(engine::PeerState& ps, Op* op, const engine::Unexpected& msg) {
+  Peer& p = of(ps);
+  op->id = msg.id;
+  op->where = Op::Where::kAwaitData;
+  p.await_data.push_back(op);
+  queue_control(p, FrameKind::kCts, op->tag, 0, msg.id);
+  flush(p);
+}
+
+// A signature mismatch gets a desync frame (the sender's requests with us fail); a size
+// mismatch of a rendezvous offer a nack (its send fails). An eager message of the wrong
+// size has left its sender already: only the receive fails.
+void Engine::refuse(engine::PeerState& ps, const engine::Unexpected& msg, const Op& op) {
+  Peer& p = of(ps);
+  const std::uint64_t id = msg.offer ? msg.id : 0;
+  if (transport::signatures_differ(msg.tag.sig, op.tag.sig)) {
+    FrameHeader h;
+    h.kind = FrameKind::kDesync;
+    h.job_token = job_token_;
+    h.tag = msg.tag;
+    h.tag.sig = op.tag.sig;
+    h.peer_sig = msg.tag.sig;
+    h.arg = id;
+    OutFrame& f = p.out.emplace_back();
+    f.kind = FrameKind::kDesync;
+    f.rdv_id = id;
+    encode_frame(h, f.hdr);
+  } else if (msg.offer) {
+    queue_control(p, FrameKind::kNack, op.tag, op.bytes, id);
+  }
+  flush(p);
 }
 
 bool Engine::take_ready(Peer& p, Op* op) {
   auto it = std::find_if(p.ready.begin(), p.ready.end(),
                          [&](const Ready& r) { return r.tag.matches(op->tag); });
   if (it == p.ready.end()) return false;
-  const bool fits = it->length == op->bytes && !signatures_differ(it->tag.sig, op->tag.sig);
-  op->rdv_id = it->id;
+  const bool fits =
+      it->length == op->bytes && !transport::signatures_differ(it->tag.sig, op->tag.sig);
+  op->id = it->id;
   p.ready.erase(it);
   return fits;
 }
@@ -228,7 +177,7 @@ void Engine::queue_payload(Peer& p, Op* op, FrameKind kind) {
   h.job_token = job_token_;
   h.tag = op->tag;
   h.length = op->bytes;
-  h.arg = kind == FrameKind::kEager ? 0 : op->rdv_id;
+  h.arg = kind == FrameKind::kEager ? 0 : op->id;
   h.progress = progress_.load(std::memory_order_relaxed);
   OutFrame& f = p.out.emplace_back();
   f.kind = kind;
@@ -255,16 +204,17 @@ void Engine::queue_control(Peer& p, FrameKind kind, transport::Tag tag, std::uin
   encode_frame(h, f.hdr);
 }
 
-void Engine::cancel(Op* op) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (op->done.load(std::memory_order_acquire) || op->where == Op::Where::kNone) return;
-  Peer& p = peers_[op->peer];
+// The sender may hold our rtr: withdraw it (a put already on its way is discarded).
+void Engine::withdrawn(engine::PeerState& ps, Op* op) {
+  if (!op->announced) return;
+  Peer& p = of(ps);
+  queue_control(p, FrameKind::kCancel, op->tag, 0, op->id);
+  flush(p);
+}
+
+void Engine::cancel_in_medium(engine::PeerState& ps, Op* op) {
+  Peer& p = of(ps);
   switch (op->where) {
-    case Op::Where::kPosted:
-      erase_one(p.posted, op);
-      // The sender may hold our rtr: withdraw it (a put already on its way is discarded).
-      if (op->rtr) queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
-      break;
     case Op::Where::kAwaitData: erase_one(p.await_data, op); break;  // data will be discarded
     case Op::Where::kReading:
       p.in_sink = Peer::Sink::kDiscard;
@@ -272,10 +222,9 @@ void Engine::cancel(Op* op) {
       break;
     case Op::Where::kAwaitCts:
     case Op::Where::kOutQueue: cancel_send(p, op); break;
-    case Op::Where::kNone: break;
+    default: break;
   }
-  op->where = Op::Where::kNone;
-  if (!p.out.empty() && polling_) wake();
+  flush(p);
 }
 
 // A cancelled send must leave the byte stream well formed: an unstarted frame is dropped
@@ -285,10 +234,10 @@ void Engine::cancel_send(Peer& p, Op* op) {
   if (op->where == Op::Where::kAwaitCts) {
     erase_one(p.await_cts, op);
     auto rts = std::find_if(p.out.begin(), p.out.end(), [&](const OutFrame& f) {
-      return f.kind == FrameKind::kRts && f.rdv_id == op->rdv_id;
+      return f.kind == FrameKind::kRts && f.rdv_id == op->id;
     });
     if (rts != p.out.end() && rts->sent == 0) p.out.erase(rts);
-    else queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
+    else queue_control(p, FrameKind::kCancel, op->tag, 0, op->id);
     return;
   }
   auto it = std::find_if(p.out.begin(), p.out.end(), [&](const OutFrame& f) { return f.op == op; });
@@ -297,12 +246,51 @@ void Engine::cancel_send(Peer& p, Op* op) {
     // The receiver of a data or put frame waits for it: tell it the send is gone.
     const bool awaited = it->kind == FrameKind::kData || it->kind == FrameKind::kPut;
     p.out.erase(it);
-    if (awaited) queue_control(p, FrameKind::kCancel, op->tag, 0, op->rdv_id);
+    if (awaited) queue_control(p, FrameKind::kCancel, op->tag, 0, op->id);
     return;
   }
   it->owned.assign(it->payload, it->payload + it->payload_len);
   it->payload = it->owned.data();
   it->op = nullptr;
+}
+
+void Engine::drop_in_medium(engine::PeerState& ps, const Status& st) {
+  Peer& p = of(ps);
+  for (Op* op : p.await_cts) complete(op, st);
+  for (Op* op : p.await_data) complete(op, st);
+  p.await_cts.clear();
+  p.await_data.clear();
+  if (p.in_body && p.in_sink == Peer::Sink::kOp) {
+    if (p.in_op != nullptr) complete(p.in_op, st);
+    p.in_sink = Peer::Sink::kDiscard;  // the rest of the payload is read and dropped
+    p.in_op = nullptr;
+  }
+  std::deque<OutFrame> keep;
+  for (OutFrame& f : p.out) {
+    if (f.sent > 0) {  // the stream must stay well formed: finish it from a copy
+      if (f.op != nullptr) {
+        f.owned.assign(f.payload, f.payload + f.payload_len);
+        f.payload = f.owned.data();
+        complete(std::exchange(f.op, nullptr), st);
+      }
+      keep.push_back(std::move(f));
+    } else if (f.op != nullptr) {
+      complete(f.op, st);  // unsent eager or data frame: dropped
+    } else if (f.kind != FrameKind::kRts) {
+      keep.push_back(std::move(f));  // control frame (its rts op failed above)
+    }
+  }
+  p.out.swap(keep);
+}
+
+void Engine::on_peer_failed(engine::PeerState& ps, const Status& /*st*/) {
+  Peer& p = of(ps);
+  if (p.fd.valid()) ::shutdown(p.fd.get(), SHUT_RDWR);
+  p.out.clear();
+  p.ready.clear();
+  p.in_body = false;
+  p.in_op = nullptr;
+  p.in_buf = {};
 }
 
 }  // namespace chorus::tcp

@@ -19,34 +19,14 @@ constexpr std::uint64_t kReadBudget = 8 << 20;  // bytes per peer per round, for
 
 template <class C>
 Op* take_by_id(C& c, std::uint64_t id) {
-  auto it = std::find_if(c.begin(), c.end(), [&](Op* op) { return op->rdv_id == id; });
+  auto it = std::find_if(c.begin(), c.end(), [&](Op* op) { return op->id == id; });
   if (it == c.end()) return nullptr;
   Op* op = *it;
   c.erase(it);
   return op;
 }
 
-template <class C>
-Op* take_by_tag(C& c, const transport::Tag& tag) {
-  auto it = std::find_if(c.begin(), c.end(), [&](Op* op) { return op->tag.matches(tag); });
-  if (it == c.end()) return nullptr;
-  Op* op = *it;
-  c.erase(it);
-  return op;
-}
 }  // namespace
-
-Status Engine::desync_status(const Peer& p, transport::Tag tag, std::uint64_t got,
-                             std::uint64_t expected) const {
-  return Status(ErrorCode::kDesync,
-                str_printf("message from peer rank %d (%s) with tag comm %u seq %llu step %u is "
-                           "%llu bytes, but the posted receive expects %llu bytes",
-                           p.rank, p.address.c_str(), tag.comm,
-                           static_cast<unsigned long long>(tag.seq), tag.step,
-                           static_cast<unsigned long long>(got),
-                           static_cast<unsigned long long>(expected)),
-                p.rank, static_cast<std::int64_t>(tag.seq));
-}
 
 void Engine::write_peer(Peer& p) {
   iovec iov[kMaxIov];
@@ -86,7 +66,6 @@ void Engine::write_peer(Peer& p) {
       if (f.sent < f.total()) break;
       if (f.op != nullptr) complete(f.op, Status::ok());
       p.out.pop_front();
-      cv_.notify_all();
     }
   }
 }
@@ -182,20 +161,10 @@ void Engine::finish_body(Peer& p) {
   Op* op = std::exchange(p.in_op, nullptr);
   if (p.in_sink == Peer::Sink::kOp) {
     complete(op, Status::ok());
-    cv_.notify_all();
   } else if (p.in_sink == Peer::Sink::kUnexpected) {
     // A receive may have been posted while this payload was arriving; it matches first.
-    Unexpected u{p.in_frame.tag, false, 0, p.in_frame.length, std::move(p.in_buf)};
-    p.in_buf = {};
-    if (Op* r = take_by_tag(p.posted, u.tag)) {
-      if (signatures_differ(u.tag.sig, r->tag.sig)) return reject_signature(p, r, u.tag, 0);
-      if (u.length != r->bytes) return complete(r, desync_status(p, u.tag, u.length, r->bytes));
-      if (u.length > 0) std::memcpy(r->recv_data, u.data.data(), u.length);
-      complete(r, Status::ok());
-      cv_.notify_all();
-      return;
-    }
-    p.unexpected.push_back(std::move(u));
+    hold(p, engine::Unexpected{p.in_frame.tag, p.in_frame.length, false, 0,
+                               std::exchange(p.in_buf, {})});
   } else if (p.in_sink == Peer::Sink::kAbortReason) {
     on_abort_frame(p);
   }
@@ -203,33 +172,18 @@ void Engine::finish_body(Peer& p) {
 
 void Engine::on_eager(Peer& p, const FrameHeader& h) {
   p.in_frame = h;
-  Op* op = take_by_tag(p.posted, h.tag);
-  if (op == nullptr) {
-    fail_overtaken(p, h.tag);
-    fail_foreign(p, h.tag);
-    return begin_body(p, Peer::Sink::kUnexpected, nullptr);
-  }
-  if (signatures_differ(h.tag.sig, op->tag.sig)) {
-    reject_signature(p, op, h.tag, 0);
+  Op* op = take_posted(p, h.tag);
+  if (op == nullptr) return begin_body(p, Peer::Sink::kUnexpected, nullptr);
+  if (!accepts(p, op, engine::Unexpected{h.tag, h.length, false, 0, {}}))
     return begin_body(p, Peer::Sink::kDiscard, nullptr);
-  }
-  if (op->bytes != h.length) {
-    complete(op, desync_status(p, h.tag, h.length, op->bytes));
-    return begin_body(p, Peer::Sink::kDiscard, nullptr);
-  }
   begin_body(p, Peer::Sink::kOp, op);
 }
 
 void Engine::on_rts(Peer& p, const FrameHeader& h) {
-  Op* op = take_by_tag(p.posted, h.tag);
-  if (op == nullptr) {
-    fail_overtaken(p, h.tag);
-    fail_foreign(p, h.tag);
-    p.unexpected.push_back(Unexpected{h.tag, true, h.arg, h.length, {}});
-    return;
-  }
-  if (signatures_differ(h.tag.sig, op->tag.sig)) return reject_signature(p, op, h.tag, h.arg);
-  answer_rts(p, op, h.arg, h.length);
+  engine::Unexpected offer{h.tag, h.length, true, h.arg, {}};
+  Op* op = take_posted(p, h.tag);
+  if (op == nullptr) return p.unexpected.push_back(std::move(offer));
+  if (accepts(p, op, offer)) accept_offer(p, op, offer);
 }
 
 void Engine::on_cts(Peer& p, const FrameHeader& h) {
@@ -250,13 +204,13 @@ void Engine::on_rtr(Peer& p, const FrameHeader& h) {
 void Engine::on_put(Peer& p, const FrameHeader& h) {
   p.in_frame = h;
   auto it = std::find_if(p.posted.begin(), p.posted.end(), [&](const Op* op) {
-    return op->rtr && op->rdv_id == h.arg && op->tag.matches(h.tag);
+    return op->announced && op->id == h.arg && op->tag.matches(h.tag);
   });
   if (it == p.posted.end()) return begin_body(p, Peer::Sink::kDiscard, nullptr);  // withdrawn
   Op* op = *it;
   p.posted.erase(it);
   if (op->bytes != h.length) {  // the sender checks this; a corrupt peer may not
-    complete(op, desync_status(p, h.tag, h.length, op->bytes));
+    complete(op, size_status(p, h.tag, h.length, op->bytes));
     return begin_body(p, Peer::Sink::kDiscard, nullptr);
   }
   begin_body(p, Peer::Sink::kOp, op);
@@ -267,7 +221,7 @@ void Engine::on_data(Peer& p, const FrameHeader& h) {
   Op* op = take_by_id(p.await_data, h.arg);
   if (op == nullptr) return begin_body(p, Peer::Sink::kDiscard, nullptr);  // recv cancelled
   if (op->bytes != h.length) {
-    complete(op, desync_status(p, h.tag, h.length, op->bytes));
+    complete(op, size_status(p, h.tag, h.length, op->bytes));
     return begin_body(p, Peer::Sink::kDiscard, nullptr);
   }
   begin_body(p, Peer::Sink::kOp, op);
@@ -276,14 +230,7 @@ void Engine::on_data(Peer& p, const FrameHeader& h) {
 void Engine::on_nack(Peer& p, const FrameHeader& h) {
   Op* op = take_by_id(p.await_cts, h.arg);
   if (op == nullptr) return;
-  complete(op, Status(ErrorCode::kDesync,
-                      str_printf("peer rank %d (%s) expected %llu bytes for tag comm %u seq %llu "
-                                 "step %u, but this rank sent %zu bytes",
-                                 p.rank, p.address.c_str(),
-                                 static_cast<unsigned long long>(h.length), h.tag.comm,
-                                 static_cast<unsigned long long>(h.tag.seq), h.tag.step, op->bytes),
-                      p.rank, static_cast<std::int64_t>(h.tag.seq)));
-  cv_.notify_all();
+  complete(op, refusal_status(p, h.tag, 0, 0, h.length, static_cast<long long>(op->bytes)));
 }
 
 // A cancel names (tag, id): the peer withdrew its rts or rtr, or gave up a data or put
@@ -293,20 +240,20 @@ void Engine::on_cancel(Peer& p, const FrameHeader& h) {
     return id == h.arg && t.matches(h.tag);
   };
   auto it = std::find_if(p.unexpected.begin(), p.unexpected.end(),
-                         [&](const Unexpected& u) { return u.rts && same(u.tag, u.rdv_id); });
+                         [&](const engine::Unexpected& u) { return u.offer && same(u.tag, u.id); });
   if (it != p.unexpected.end()) {
     p.unexpected.erase(it);
     return;
   }
   std::erase_if(p.ready, [&](const Ready& r) { return same(r.tag, r.id); });
   Op* op = nullptr;
-  auto waiting = [&](const Op* o) { return same(o->tag, o->rdv_id); };
+  auto waiting = [&](const Op* o) { return same(o->tag, o->id); };
   if (auto d = std::find_if(p.await_data.begin(), p.await_data.end(), waiting);
       d != p.await_data.end()) {
     op = *d;
     p.await_data.erase(d);
   } else if (auto q = std::find_if(p.posted.begin(), p.posted.end(),
-                                   [&](const Op* o) { return o->rtr && waiting(o); });
+                                   [&](const Op* o) { return o->announced && waiting(o); });
              q != p.posted.end()) {
     op = *q;
     p.posted.erase(q);
@@ -318,7 +265,6 @@ void Engine::on_cancel(Peer& p, const FrameHeader& h) {
                                  p.rank, p.address.c_str(), h.tag.comm,
                                  static_cast<unsigned long long>(h.tag.seq), h.tag.step),
                       p.rank, static_cast<std::int64_t>(h.tag.seq)));
-  cv_.notify_all();
 }
 
 }  // namespace chorus::tcp

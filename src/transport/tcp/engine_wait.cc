@@ -1,6 +1,6 @@
-// TCP engine wait loop: one waiting thread polls every peer socket (lock released while in
-// poll()), the others sleep on a condition variable; deadline and abort checks. The polling
-// thread first busy-waits (spin, then yield; see spin_policy.h), then blocks in poll().
+// TCP progress rounds for the engine's wait loop: one poll over every peer socket and the
+// wake-up eventfd (lock released while in poll()), then reads and writes where ready; and
+// the graceful close.
 #include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,89 +17,7 @@ void Engine::wake() {
   [[maybe_unused]] ssize_t n = ::write(wake_fd_.get(), &one, sizeof(one));
 }
 
-Status Engine::timeout_status(std::span<Op* const> ops) const {
-  for (Op* op : ops) {
-    if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
-    const Peer& p = peers_[op->peer];
-    return Status(ErrorCode::kTimeout,
-                  str_printf("deadline passed waiting for %s %s peer rank %d (%s), tag comm %u "
-                             "seq %llu step %u, %zu bytes",
-                             op->kind == Op::Kind::kSend ? "send" : "recv",
-                             op->kind == Op::Kind::kSend ? "to" : "from", op->peer,
-                             p.address.c_str(), op->tag.comm,
-                             static_cast<unsigned long long>(op->tag.seq), op->tag.step, op->bytes),
-                  op->peer, static_cast<std::int64_t>(op->tag.seq));
-  }
-  return timeout_error("deadline passed");
-}
-
-Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
-  std::unique_lock<std::mutex> lk(mu_);
-  if (!spin_) {
-    std::vector<std::string> addresses;
-    for (const Peer& p : peers_) addresses.push_back(p.address);
-    spin_.emplace(spin_us_, addresses, rank_);
-  }
-  bool polled = false;   // this thread drove progress during this wait
-  bool blocked = false;  // ... and reached the blocking phase
-  SpinPolicy::Clock::time_point start{};
-  for (;;) {
-    if (aborted()) {
-      bool all_ok = std::all_of(ops.begin(), ops.end(), [](Op* op) {
-        return op == nullptr || (op->done.load(std::memory_order_acquire) && op->status.is_ok());
-      });
-      return all_ok ? Status::ok() : abort_status();
-    }
-    bool all_done = true;
-    for (Op* op : ops) {
-      if (op == nullptr) continue;
-      if (!op->done.load(std::memory_order_acquire)) {
-        all_done = false;
-      } else if (!op->status.is_ok()) {
-        return op->status;
-      }
-    }
-    if (all_done) {
-      if (polled) {
-        spin_->record(blocked);
-        cv_.notify_all();  // another waiter may take over polling
-      }
-      return Status::ok();
-    }
-    if (deadline.expired()) return timeout_status(ops);
-    if (!polling_) {
-      polling_ = true;
-      SpinPolicy::Phase phase = SpinPolicy::Phase::kBlock;
-      if (spin_->enabled()) {
-        auto now = SpinPolicy::Clock::now();
-        if (!polled) start = now;
-        phase = spin_->phase(start, now);
-      }
-      polled = true;
-      blocked = blocked || phase == SpinPolicy::Phase::kBlock;
-      const bool progressed = progress_round(lk, deadline, phase);
-      polling_ = false;
-      // Busy rounds that found nothing leave the other waiters asleep.
-      if (progressed || phase == SpinPolicy::Phase::kBlock) cv_.notify_all();
-    } else {
-      auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
-      cv_.wait_until(lk, until.at());
-    }
-  }
-}
-
-void Engine::poke() {
-  std::unique_lock<std::mutex> lk(mu_);
-  if (polling_ || aborted()) return;
-  polling_ = true;
-  const bool progressed = progress_round(lk, Deadline(SpinPolicy::Clock::now()),
-                                         SpinPolicy::Phase::kSpin);
-  polling_ = false;
-  if (progressed) cv_.notify_all();
-}
-
-bool Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline,
-                            SpinPolicy::Phase phase) {
+bool Engine::progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool block) {
   pfds_.clear();
   pfd_peer_.clear();
   pfds_.push_back(pollfd{wake_fd_.get(), POLLIN, 0});
@@ -113,15 +31,11 @@ bool Engine::progress_round(std::unique_lock<std::mutex>& lk, Deadline deadline,
   }
   // pfds_ belongs to the polling thread alone, so it may be used with the lock released.
   lk.unlock();
-  const bool busy = phase != SpinPolicy::Phase::kBlock;
-  // Blocking: up to the deadline (at most 50 ms, for liveness and abort re-checks), to the
-  // microsecond, so a caller waiting in slices (transport::RoutedTransport) gets its turn
-  // back on time.
-  const long us = busy ? 0 : deadline.remaining_us(50000);
+  // Blocking: up to the deadline (at most 50 ms, for abort re-checks), to the microsecond,
+  // so a caller waiting in slices (transport::RoutedTransport) gets its turn back on time.
+  const long us = block ? deadline.remaining_us(50000) : 0;
   const timespec ts{us / 1000000, (us % 1000000) * 1000};
   int n = ::ppoll(pfds_.data(), pfds_.size(), &ts, nullptr);
-  if (n == 0 && phase == SpinPolicy::Phase::kSpin) SpinPolicy::cpu_relax();
-  if (n == 0 && phase == SpinPolicy::Phase::kYield) ::sched_yield();
   lk.lock();
   if (n <= 0 || aborted()) return n != 0;
   if (pfds_[0].revents & POLLIN) {

@@ -1,5 +1,5 @@
-// Per-request and per-peer state of the TCP engine: an Op is one posted send or receive;
-// a Peer holds one connection's outgoing frame queue, matching queues and read state.
+// Per-peer state of the TCP medium: one connection's outgoing frame queue, rendezvous
+// state and read state, on top of the engine's matching queues.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/engine/op.h"
 #include "transport/tcp/frame.h"
 #include "transport/transport.h"
 #include "util/status.h"
@@ -15,31 +16,7 @@
 
 namespace chorus::tcp {
 
-// One posted send or receive. Lives inside its Request; the engine holds raw pointers to
-// it only while it is pending (every container drops it before completion or cancel).
-struct Op {
-  enum class Kind : std::uint8_t { kSend, kRecv };
-  // Where the pending op is referenced from (so cancel can find it).
-  enum class Where : std::uint8_t {
-    kNone,       // not referenced (done, cancelled, or not yet posted)
-    kPosted,     // recv in Peer::posted, waiting for a matching frame
-    kOutQueue,   // send whose eager or data frame sits in Peer::out
-    kAwaitCts,   // rendezvous send in Peer::await_cts (RTS queued or sent)
-    kAwaitData,  // rendezvous recv in Peer::await_data (CTS queued or sent)
-    kReading,    // recv whose payload is being read (Peer::in_op)
-  };
-  Kind kind = Kind::kSend;
-  Where where = Where::kNone;
-  int peer = -1;
-  transport::Tag tag;
-  const std::uint8_t* send_data = nullptr;
-  std::uint8_t* recv_data = nullptr;
-  std::size_t bytes = 0;
-  std::uint64_t rdv_id = 0;     // rendezvous id, 0 when eager
-  bool rtr = false;             // recv announced to the sender by an rtr (id rdv_id)
-  std::atomic<bool> done{false};  // set (release) after `status` is final
-  Status status;
-};
+using engine::Op;
 
 // One frame waiting to be written: a header plus an optional payload.
 struct OutFrame {
@@ -54,15 +31,6 @@ struct OutFrame {
   std::size_t total() const { return kFrameHeaderBytes + payload_len; }
 };
 
-// A message that arrived before its receive was posted: an eager copy or an RTS header.
-struct Unexpected {
-  transport::Tag tag;
-  bool rts = false;
-  std::uint64_t rdv_id = 0;
-  std::uint64_t length = 0;
-  std::vector<std::uint8_t> data;  // eager payload
-};
-
 // A receive the peer announced (rtr) before this rank posted the matching send.
 struct Ready {
   transport::Tag tag;
@@ -70,21 +38,13 @@ struct Ready {
   std::uint64_t id = 0;
 };
 
-struct Peer {
+// A peer's connection: the engine's matching state (engine::PeerState; `desynced` keeps
+// the connection open so the peer's abort frame can still be read) plus frames in and out.
+struct Peer : engine::PeerState {
   enum class Sink : std::uint8_t { kOp, kUnexpected, kDiscard, kAbortReason };
-  int rank = -1;
-  std::string address;
   UniqueFd fd;
-  Status failed;  // set once; every later post to this peer fails with it
-  bool is_failed() const { return !failed.is_ok(); }
-  // Set when this peer reported that a message we sent belongs to a different operation
-  // (kDesync frame): every pending and later request with the peer fails with it, but
-  // the connection stays open so the peer's abort frame can still be read.
-  Status desynced;
 
   std::deque<OutFrame> out;
-  std::deque<Op*> posted;
-  std::deque<Unexpected> unexpected;
   std::vector<Op*> await_cts;
   std::vector<Op*> await_data;
   std::vector<Ready> ready;
