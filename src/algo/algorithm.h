@@ -83,6 +83,9 @@ Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a);
 // all_gather_split fills the other blocks of `recv` from the block at rank r's offset.
 Status ring_reduce_scatter_split(transport::Transport& t, const CollArgs& a);
 Status ring_all_gather_split(transport::Transport& t, const CollArgs& a);
+// The same through the shared windows (shm_split.cc); the ring forms without them.
+Status shm_reduce_scatter_split(transport::Transport& t, const CollArgs& a);
+Status shm_all_gather_split(transport::Transport& t, const CollArgs& a);
 // reduce_scatter / all_gather (count = elements per rank)
 Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a);
 Status ring_all_gather(transport::Transport& t, const CollArgs& a);

@@ -9,6 +9,8 @@
 // (L per host) in a flat ring. With uneven hosts (leader form): reduce to each host's
 // lowest rank (binomial tree), all_reduce among those leaders, broadcast within. Each
 // phase runs on a GroupView with its own step range (phase_args), so messages never meet.
+// Within a host the phases go through the host's shared windows when the transport shares
+// them among its ranks (Transport::group_windows), else over messages.
 // Without hosts() it runs the flat algorithm.
 #include <algorithm>
 
@@ -37,7 +39,7 @@ Status leader_all_reduce(transport::Transport& t, const CollArgs& a, const HostL
   p1.op = unfinalized(a.op);
   p1.root = 0;
   transport::GroupView host(t, l.local);
-  CHORUS_RETURN_IF_ERROR(tree_reduce(host, p1));
+  CHORUS_RETURN_IF_ERROR(shm_reduce(host, p1));
   if (leader) {
     CollArgs p2 = phase_args(a, 2);  // all_reduce among leaders, in place on recv
     p2.send = a.recv;
@@ -49,7 +51,7 @@ Status leader_all_reduce(transport::Transport& t, const CollArgs& a, const HostL
   CollArgs p3 = phase_args(a, 3);  // broadcast from the leader, in place
   p3.send = a.recv;
   p3.root = 0;
-  return tree_broadcast(host, p3);
+  return shm_broadcast(host, p3);
 }
 
 Status counterpart_all_reduce(transport::Transport& t, const CollArgs& a, const HostLayout& l) {
@@ -57,7 +59,7 @@ Status counterpart_all_reduce(transport::Transport& t, const CollArgs& a, const 
   transport::GroupView host(t, l.local);
   CollArgs p1 = phase_args(a, 1);  // share local_index of the host's sum, at its offset in recv
   p1.op = unfinalized(a.op);
-  CHORUS_RETURN_IF_ERROR(ring_reduce_scatter_split(host, p1));
+  CHORUS_RETURN_IF_ERROR(shm_reduce_scatter_split(host, p1));
   const Block mine = split_block(a.count, L, l.local_index);
   char* share = static_cast<char*>(a.recv) + mine.offset * elem_bytes(a);
   if (mine.count > 0 && l.counterparts.size() > 1) {
@@ -72,7 +74,7 @@ Status counterpart_all_reduce(transport::Transport& t, const CollArgs& a, const 
   kernels::finalize(share, mine.count, a.dtype, a.op, t.size());
   CollArgs p3 = phase_args(a, 3);  // every share to every local rank
   p3.send = a.recv;
-  return ring_all_gather_split(host, p3);
+  return shm_all_gather_split(host, p3);
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ Status hier_reduce_scatter(transport::Transport& t, const CollArgs& a) {
   p1.count = a.count * static_cast<std::size_t>(l->hosts);
   p1.op = a.op == ReduceOp::kAvg ? ReduceOp::kSum : a.op;
   transport::GroupView host(t, l->local);
-  CHORUS_RETURN_IF_ERROR(ring_reduce_scatter(host, p1));
+  CHORUS_RETURN_IF_ERROR(shm_reduce_scatter(host, p1));
   CollArgs p2 = phase_args(a, 2);  // this rank's block, summed over the hosts
   p2.send = part.data();
   p2.op = p1.op;
@@ -78,7 +78,7 @@ Status hier_all_gather(transport::Transport& t, const CollArgs& a) {
   p2.recv = packed.data();
   p2.count = a.count * static_cast<std::size_t>(l->hosts);
   transport::GroupView host(t, l->local);
-  CHORUS_RETURN_IF_ERROR(ring_all_gather(host, p2));
+  CHORUS_RETURN_IF_ERROR(shm_all_gather(host, p2));
   const std::vector<std::size_t> at = packed_order(*l);
   for (std::size_t q = 0; q < n; ++q)
     std::memcpy(static_cast<char*>(a.recv) + q * bytes, packed.data() + at[q] * bytes, bytes);

@@ -37,7 +37,7 @@ Status hier_broadcast(transport::Transport& t, const CollArgs& a) {
   p2.send = a.recv;
   p2.root = index_of(l->local, head);
   transport::GroupView host(t, l->local);
-  return tree_broadcast(host, p2);
+  return shm_broadcast(host, p2);
 }
 
 Status hier_reduce(transport::Transport& t, const CollArgs& a) {
@@ -53,7 +53,7 @@ Status hier_reduce(transport::Transport& t, const CollArgs& a) {
   p1.op = sum_op;
   p1.root = index_of(l->local, head);
   transport::GroupView host(t, l->local);
-  CHORUS_RETURN_IF_ERROR(tree_reduce(host, p1));
+  CHORUS_RETURN_IF_ERROR(shm_reduce(host, p1));
   if (r != head) return Status();
   const std::vector<int> heads = l->heads(a.root);
   CollArgs p2 = phase_args(a, 2);  // across hosts, to the root, in place

@@ -19,6 +19,7 @@ struct Entry {
   const char* name;
   CollFn fn;
   bool uses_windows = false;
+  bool uses_host_windows = false;  // its phases within a host use the host's windows
 };
 
 // Every (collective, algorithm) pair that exists; the first entry of a kind is its default.
@@ -26,23 +27,23 @@ constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "ring", ring_all_reduce},
     {CollKind::kAllReduce, "rhd", rhd_all_reduce},
     {CollKind::kAllReduce, "tree", tree_all_reduce},
-    {CollKind::kAllReduce, "hier", hier_all_reduce},
+    {CollKind::kAllReduce, "hier", hier_all_reduce, false, true},
     {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce, true},
     {CollKind::kAllReduce, "shm", shm_all_reduce, true},
     {CollKind::kAllReduce, "single_copy", single_copy_all_reduce, true},
     {CollKind::kReduce, "tree", tree_reduce},
-    {CollKind::kReduce, "hier", hier_reduce},
+    {CollKind::kReduce, "hier", hier_reduce, false, true},
     {CollKind::kReduce, "shm", shm_reduce, true},
     {CollKind::kBroadcast, "tree", tree_broadcast},
-    {CollKind::kBroadcast, "hier", hier_broadcast},
+    {CollKind::kBroadcast, "hier", hier_broadcast, false, true},
     {CollKind::kBroadcast, "shm", shm_broadcast, true},
     {CollKind::kBroadcast, "single_copy", single_copy_broadcast, true},
     {CollKind::kAllGather, "ring", ring_all_gather},
-    {CollKind::kAllGather, "hier", hier_all_gather},
+    {CollKind::kAllGather, "hier", hier_all_gather, false, true},
     {CollKind::kAllGather, "shm", shm_all_gather, true},
     {CollKind::kAllGather, "single_copy", single_copy_all_gather, true},
     {CollKind::kReduceScatter, "ring", ring_reduce_scatter},
-    {CollKind::kReduceScatter, "hier", hier_reduce_scatter},
+    {CollKind::kReduceScatter, "hier", hier_reduce_scatter, false, true},
     {CollKind::kReduceScatter, "shm", shm_reduce_scatter, true},
     {CollKind::kReduceScatter, "single_copy", single_copy_reduce_scatter, true},
     {CollKind::kAllToAll, "pairwise", pairwise_all_to_all},
@@ -54,6 +55,11 @@ constexpr Entry kTable[] = {
     {CollKind::kBarrier, "dissemination", dissemination_barrier},
     {CollKind::kBarrier, "shm", shm_barrier, true},
 };
+
+// The Choice of entry `e` on a transport with `caps`.
+Choice choice(const Entry& e, const Capabilities& caps) {
+  return Choice{e.name, e.fn, e.uses_windows || (e.uses_host_windows && caps.host_windows)};
+}
 
 const Entry* find(CollKind kind, std::string_view name) {
   for (const Entry& e : kTable) {
@@ -190,6 +196,7 @@ Capabilities capabilities_of(transport::Transport& t) {
   if (const std::optional<HostLayout> l = host_layout(t)) {
     c.spans_hosts = true;
     c.uniform_hosts = l->uniform();
+    c.host_windows = t.group_windows(l->local) != nullptr;
   }
   return c;
 }
@@ -200,7 +207,7 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
   if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
   if (forced_[k] != nullptr) {
     const Entry* e = find(kind, forced_[k]);
-    return Choice{e->name, e->fn, e->uses_windows};
+    return choice(*e, caps);
   }
   const bool has_windows = caps.windows, single_copy = caps.single_copy;
   if (caps.spans_hosts && nranks > 1) {
@@ -212,13 +219,13 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
     const bool blocks = kind == CollKind::kReduceScatter || kind == CollKind::kAllGather;
     const bool small = kind == CollKind::kAllReduce && bytes <= cfg_.small_bytes && nranks > 2;
     if ((!blocks || caps.uniform_hosts) && !small)
-      if (const Entry* e = find(kind, "hier")) return Choice{e->name, e->fn, e->uses_windows};
+      if (const Entry* e = find(kind, "hier")) return choice(*e, caps);
   }
   const bool oversubscribed = cfg_.host_cpus > 0 && nranks > cfg_.host_cpus;
   if (has_windows && single_copy && nranks > 1 &&
       single_copy_pays(kind, bytes, nranks, oversubscribed)) {
     // Large messages: one copy out of the owner's buffer instead of two through a window.
-    if (const Entry* e = find(kind, "single_copy")) return Choice{e->name, e->fn, e->uses_windows};
+    if (const Entry* e = find(kind, "single_copy")) return choice(*e, caps);
   }
   if (kind == CollKind::kAllReduce) {
     // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.
@@ -233,15 +240,15 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
     if (has_windows && nranks > 1)
       name = bytes * static_cast<std::size_t>(nranks - 1) <= one_shot_max ? "shm" : "shm_direct";
     const Entry* e = find(kind, name);
-    return Choice{e->name, e->fn, e->uses_windows};
+    return choice(*e, caps);
   }
   if (has_windows && nranks > 1) {
     // Every other collective with a window algorithm: each byte crosses memory once in,
     // once out, with one barrier per chunk, instead of hops through per-pair rings.
-    if (const Entry* e = find(kind, "shm")) return Choice{e->name, e->fn, e->uses_windows};
+    if (const Entry* e = find(kind, "shm")) return choice(*e, caps);
   }
   for (const Entry& e : kTable) {
-    if (e.kind == kind) return Choice{e.name, e.fn, e.uses_windows};
+    if (e.kind == kind) return choice(e, caps);
   }
   return Choice{"none", nullptr};  // send / recv: point-to-point, no algorithm
 }

@@ -28,6 +28,9 @@ struct Capabilities {
   bool single_copy = false;  // ... with single-copy reads of peers (SharedWindows::single_copy())
   bool spans_hosts = false;  // ranks on several hosts (Transport::hosts())
   bool uniform_hosts = false;  // ... with as many ranks on every host
+  // ... and this rank's host shares windows (Transport::group_windows of its ranks): the
+  // hierarchical algorithms' phases within the host go through them.
+  bool host_windows = false;
 };
 // Reads them off a transport.
 Capabilities capabilities_of(transport::Transport& t);

@@ -171,6 +171,26 @@ TEST(Selector, AcrossHostsHierarchicalByDefault) {
   EXPECT_STREQ(make("all_reduce:ring").choose(CollKind::kAllReduce, 8, 4, uniform).name, "ring");
 }
 
+// hier takes a window ticket (core serializes window users) exactly when its phases within
+// the host go through the host's windows, chosen or forced.
+TEST(Selector, HierUsesWindowsWhenItsHostSharesThem) {
+  Capabilities caps;
+  caps.spans_hosts = caps.uniform_hosts = true;
+  const Selector s = make("");
+  const Selector forced = make("hier");
+  for (bool host_windows : {false, true}) {
+    caps.host_windows = host_windows;
+    for (CollKind k : {CollKind::kAllReduce, CollKind::kReduceScatter, CollKind::kAllGather,
+                       CollKind::kBroadcast, CollKind::kReduce}) {
+      const Choice c = s.choose(k, 1 << 20, 4, caps);
+      EXPECT_STREQ(c.name, "hier") << to_string(k);
+      EXPECT_EQ(c.uses_windows, host_windows) << to_string(k);
+      EXPECT_EQ(forced.choose(k, 8, 4, caps).uses_windows, host_windows) << to_string(k);
+    }
+  }
+  EXPECT_FALSE(s.choose(CollKind::kAllToAll, 1 << 20, 4, caps).uses_windows);
+}
+
 // capabilities_of reads windows and hosts off the transport once.
 TEST(Selector, CapabilitiesOfATransport) {
   auto world = transport::testing::make_fake_world(3);

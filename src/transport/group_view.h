@@ -24,6 +24,8 @@ class GroupView final : public Transport {
   }
   void poke() override { base_.poke(); }
   void abort(const Status& reason) override { base_.abort(reason); }
+  // The windows the base transport shares among exactly these members, if any.
+  SharedWindows* shared_windows() override { return base_.group_windows(members_); }
 
  private:
   Transport& base_;

@@ -2,6 +2,7 @@
 // wait that drives both.
 #include "transport/routed.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -43,13 +44,58 @@ Result<RequestPtr> wrap(Result<RequestPtr> inner, bool near, std::optional<Tag> 
 
 }  // namespace
 
+// The host's windows as the near transport shares them, with barriers that also watch the
+// far part: a rank waiting at a window barrier for a host peer that moved on to another
+// operation may only learn it from a message that arrived over TCP (a peer on another
+// host ran a different collective), or from an abort there. So the barrier waits in
+// slices of kQuietSliceUs and checks the far part in between (a barrier may be entered
+// again after a timeout: arriving twice at the same barrier counts once).
+class RoutedTransport::HostWindows final : public SharedWindows {
+ public:
+  HostWindows(SharedWindows& inner, RoutedTransport& owner) : inner_(inner), owner_(owner) {}
+  std::size_t window_bytes() const override { return inner_.window_bytes(); }
+  void* window(int rank) override { return inner_.window(rank); }
+  std::uint64_t barriers() const override { return inner_.barriers(); }
+  bool single_copy() const override { return inner_.single_copy(); }
+  Status read_peer(int rank, const void* remote, void* local, std::size_t bytes) override {
+    return inner_.read_peer(rank, remote, local, bytes);
+  }
+  Status write_peer(int rank, const void* local, void* remote, std::size_t bytes) override {
+    return inner_.write_peer(rank, local, remote, bytes);
+  }
+  Status barrier(const Tag& tag, Deadline deadline) override {
+    for (;;) {
+      const Deadline slice = Deadline::earliest(
+          deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kQuietSliceUs)));
+      Status st = inner_.barrier(tag, slice);
+      if (!sliced_out(st, slice) || deadline.expired()) return st;
+      CHORUS_RETURN_IF_ERROR(owner_.far_->disagreement(tag));
+      CHORUS_RETURN_IF_ERROR(owner_.adopt_failure());
+    }
+  }
+
+ private:
+  SharedWindows& inner_;
+  RoutedTransport& owner_;
+};
+
+RoutedTransport::~RoutedTransport() = default;
+
 RoutedTransport::RoutedTransport(std::unique_ptr<Transport> near, std::vector<int> near_ranks,
                                  std::unique_ptr<Transport> far, std::vector<int> hosts)
-    : near_(std::move(near)), far_(std::move(far)),
+    : near_(std::move(near)), far_(std::move(far)), near_ranks_(std::move(near_ranks)),
       near_of_(static_cast<std::size_t>(far_->size()), -1), hosts_(std::move(hosts)) {
   if (near_ == nullptr) return;  // alone on its host: every peer is far
-  for (std::size_t i = 0; i < near_ranks.size(); ++i)
-    near_of_[static_cast<std::size_t>(near_ranks[i])] = static_cast<int>(i);
+  for (std::size_t i = 0; i < near_ranks_.size(); ++i)
+    near_of_[static_cast<std::size_t>(near_ranks_[i])] = static_cast<int>(i);
+  if (SharedWindows* w = near_->shared_windows()) host_windows_ = std::make_unique<HostWindows>(*w, *this);
+}
+
+SharedWindows* RoutedTransport::group_windows(std::span<const int> members) {
+  if (near_ == nullptr || !std::equal(members.begin(), members.end(), near_ranks_.begin(),
+                                      near_ranks_.end()))
+    return nullptr;
+  return host_windows_.get();
 }
 
 Result<RequestPtr> RoutedTransport::post_send(int peer, Tag tag, const void* data,

@@ -20,6 +20,7 @@ class RoutedTransport final : public Transport {
   // `hosts`: the host of every rank (Transport::hosts()).
   RoutedTransport(std::unique_ptr<Transport> near, std::vector<int> near_ranks,
                   std::unique_ptr<Transport> far, std::vector<int> hosts);
+  ~RoutedTransport() override;
 
   int rank() const override { return far_->rank(); }
   int size() const override { return far_->size(); }
@@ -40,8 +41,11 @@ class RoutedTransport final : public Transport {
   }
   void set_progress(std::uint64_t last_done_seq) override;
   std::int64_t peer_progress(int peer) const override;
-  // No shared windows: they would have to span hosts.
+  // No shared windows among all ranks (they would have to span hosts); the ranks of this
+  // host (exactly near_ranks) share the near transport's.
   SharedWindows* shared_windows() override { return nullptr; }
+  // (wrapped: a barrier there also watches the other part, see HostWindows in routed.cc).
+  SharedWindows* group_windows(std::span<const int> members) override;
   const std::vector<int>* hosts() const override { return &hosts_; }
 
   static constexpr int kSliceUs = 50;
@@ -55,8 +59,11 @@ class RoutedTransport final : public Transport {
   // near's rank of job rank `peer`, or -1 when `peer` is on another host.
   int near_index(int peer) const { return near_of_[static_cast<std::size_t>(peer)]; }
 
+  class HostWindows;
   std::unique_ptr<Transport> near_;
   std::unique_ptr<Transport> far_;
+  std::unique_ptr<HostWindows> host_windows_;  // near's windows, when it has some
+  std::vector<int> near_ranks_;
   std::vector<int> near_of_;  // per job rank
   std::vector<int> hosts_;    // per job rank
 };

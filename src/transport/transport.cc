@@ -5,6 +5,13 @@
 
 namespace chorus::transport {
 
+SharedWindows* Transport::group_windows(std::span<const int> members) {
+  if (members.size() != static_cast<std::size_t>(size())) return nullptr;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (members[i] != static_cast<int>(i)) return nullptr;
+  return shared_windows();
+}
+
 Status SharedWindows::read_peer(int rank, const void*, void*, std::size_t) {
   return Status(ErrorCode::kInternal,
                 str_printf("read_peer(rank %d): this transport offers no single-copy reads", rank));

@@ -170,6 +170,12 @@ class Transport {
 
   // The shared windows of the ranks, or null when this transport has none (the default).
   virtual SharedWindows* shared_windows() { return nullptr; }
+  // The shared windows of the group `members` (ranks of this transport, ascending; window
+  // i belongs to members[i]), or null when those ranks share none: e.g. the ranks of one
+  // host inside a transport that spans hosts (RoutedTransport), for algorithms that run a
+  // phase within each host (GroupView). The default: shared_windows() when the group is
+  // every rank.
+  virtual SharedWindows* group_windows(std::span<const int> members);
 };
 
 // Convenience: wait for one request.
