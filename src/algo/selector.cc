@@ -2,7 +2,9 @@
 // ("ring" for every collective that has a ring, or "all_reduce:rhd,broadcast:tree").
 #include "algo/selector.h"
 
+#include <cstdint>
 #include <optional>
+#include <vector>
 #include <string_view>
 
 #include "algo/hier_layout.h"
@@ -132,58 +134,110 @@ const char* to_string(CollKind k) {
   return "invalid";
 }
 
+// "@lo-hi" after an algorithm name: sizes with K/M/G suffixes, lo empty = 0, hi empty =
+// no bound; the range holds lo <= bytes < hi.
+static Status parse_range(const std::string& spec, std::string_view text, std::uint64_t& lo,
+                          std::uint64_t& hi) {
+  const std::size_t dash = text.find('-');
+  if (dash == std::string_view::npos)
+    return bad_spec(spec, "size range '" + std::string(text) + "' is not lo-hi (e.g. 0-64K, 64K-)");
+  const std::string_view l = str_trim(text.substr(0, dash)), h = str_trim(text.substr(dash + 1));
+  const std::optional<std::uint64_t> lv = l.empty() ? std::optional<std::uint64_t>(0) : parse_size(l);
+  const std::optional<std::uint64_t> hv =
+      h.empty() ? std::optional<std::uint64_t>(UINT64_MAX) : parse_size(h);
+  if (!lv || !hv) return bad_spec(spec, "size range '" + std::string(text) + "' has a bad size");
+  if (*lv >= *hv) return bad_spec(spec, "size range '" + std::string(text) + "' is empty");
+  lo = *lv;
+  hi = *hv;
+  return Status::ok();
+}
+
+Status Selector::add_rule(Selector& sel, const std::string& spec, int kind,
+                          std::string_view algo) {
+  const CollKind k = static_cast<CollKind>(kind);
+  Rule rule;
+  const std::size_t at = algo.find('@');
+  if (at != std::string_view::npos) {
+    CHORUS_RETURN_IF_ERROR(parse_range(spec, str_trim(algo.substr(at + 1)), rule.lo, rule.hi));
+    algo = str_trim(algo.substr(0, at));
+  }
+  std::vector<Rule>& rules = sel.rules_[kind];
+  if (algo == "auto") {  // automatic again, for the range (or every size)
+    std::erase_if(rules, [&](const Rule& r) { return r.lo >= rule.lo && r.hi <= rule.hi; });
+    return Status::ok();
+  }
+  const Entry* e = find(k, algo);
+  if (e == nullptr) {
+    return bad_spec(spec, "unknown algorithm '" + std::string(algo) + "' for " + to_string(k) +
+                              " (known: " + names_for(k) + ")");
+  }
+  rule.name = e->name;
+  if (at == std::string_view::npos) {  // every size: replaces what was there
+    rules.assign(1, rule);
+    return Status::ok();
+  }
+  for (const Rule& r : rules) {
+    if (rule.lo < r.hi && r.lo < rule.hi)
+      return bad_spec(spec, std::string("size ranges of ") + to_string(k) + " overlap (" +
+                                std::string(algo) + " and " + r.name + ")");
+  }
+  rules.push_back(rule);
+  return Status::ok();
+}
+
+const char* Selector::forced(int kind, std::size_t bytes) const {
+  for (const Rule& r : rules_[kind])
+    if (bytes >= r.lo && bytes < r.hi) return r.name;
+  return nullptr;
+}
+
 Result<Selector> Selector::create(const SelectorConfig& cfg) {
   Selector sel;
   sel.cfg_ = cfg;
   const std::string& spec = cfg.override_spec;
   const std::string_view whole = str_trim(spec);
   if (whole.empty() || whole == "auto") return sel;
-  if (whole.find(':') == std::string_view::npos) {
+  if (whole.find(':') == std::string_view::npos && whole.find(',') == std::string_view::npos) {
     // One name: applies to every collective that has an algorithm of that name.
+    const std::string_view name = str_trim(whole.substr(0, whole.find('@')));
     bool any = false;
     for (int k = 0; k < kNumKinds; ++k) {
-      if (const Entry* e = find(static_cast<CollKind>(k), whole)) {
-        sel.forced_[k] = e->name;
-        any = true;
-      }
+      if (find(static_cast<CollKind>(k), name) == nullptr) continue;
+      CHORUS_RETURN_IF_ERROR(add_rule(sel, spec, k, whole));
+      any = true;
     }
     if (!any) {
-      return bad_spec(spec, "unknown algorithm '" + std::string(whole) +
+      return bad_spec(spec, "unknown algorithm '" + std::string(name) +
                                 "' (known: " + known_names() + ")");
     }
     return sel;
   }
   std::string_view rest = whole;
+  int kind = -1;  // the collective of the last "collective:" item
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = str_trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     if (item.empty()) continue;
     const std::size_t colon = item.find(':');
-    if (colon == std::string_view::npos) {
-      return bad_spec(spec, "entry '" + std::string(item) + "' is not collective:algorithm");
+    std::string_view algo_name = item;
+    if (colon != std::string_view::npos) {
+      const std::string_view kind_name = str_trim(item.substr(0, colon));
+      algo_name = str_trim(item.substr(colon + 1));
+      kind = -1;
+      for (int k = 0; k < kNumKinds; ++k) {
+        if (kind_name == to_string(static_cast<CollKind>(k))) kind = k;
+      }
+      if (kind < 0 || kind == static_cast<int>(CollKind::kSend) ||
+          kind == static_cast<int>(CollKind::kRecv)) {
+        return bad_spec(spec, "unknown collective '" + std::string(kind_name) + "'");
+      }
+    } else if (kind < 0 || item.find('@') == std::string_view::npos) {
+      // Only a ranged item continues the previous collective.
+      return bad_spec(spec, "entry '" + std::string(item) +
+                                "' is not collective:algorithm (or algorithm@lo-hi after one)");
     }
-    const std::string_view kind_name = str_trim(item.substr(0, colon));
-    const std::string_view algo_name = str_trim(item.substr(colon + 1));
-    int kind = -1;
-    for (int k = 0; k < kNumKinds; ++k) {
-      if (kind_name == to_string(static_cast<CollKind>(k))) kind = k;
-    }
-    if (kind < 0 || kind == static_cast<int>(CollKind::kSend) ||
-        kind == static_cast<int>(CollKind::kRecv)) {
-      return bad_spec(spec, "unknown collective '" + std::string(kind_name) + "'");
-    }
-    if (algo_name == "auto") {
-      sel.forced_[kind] = nullptr;
-      continue;
-    }
-    const Entry* e = find(static_cast<CollKind>(kind), algo_name);
-    if (e == nullptr) {
-      return bad_spec(spec, "unknown algorithm '" + std::string(algo_name) + "' for " +
-                                std::string(kind_name) + " (known: " +
-                                names_for(static_cast<CollKind>(kind)) + ")");
-    }
-    sel.forced_[kind] = e->name;
+    CHORUS_RETURN_IF_ERROR(add_rule(sel, spec, kind, algo_name));
   }
   return sel;
 }
@@ -205,10 +259,7 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
                         const Capabilities& caps) const {
   const int k = static_cast<int>(kind);
   if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
-  if (forced_[k] != nullptr) {
-    const Entry* e = find(kind, forced_[k]);
-    return choice(*e, caps);
-  }
+  if (const char* name = forced(k, bytes)) return choice(*find(kind, name), caps);
   const bool has_windows = caps.windows, single_copy = caps.single_copy;
   if (caps.spans_hosts && nranks > 1) {
     // Across hosts: within each host first, so the host links carry each byte as few

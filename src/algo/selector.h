@@ -1,7 +1,9 @@
 // Chooses an algorithm per collective from size and rank count, unless overridden.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "algo/algorithm.h"
 
@@ -37,7 +39,9 @@ Capabilities capabilities_of(transport::Transport& t);
 
 struct SelectorConfig {
   std::size_t small_bytes = 64 << 10;  // all_reduce <= this: latency algorithms
-  std::string override_spec;           // CHORUS_ALGO syntax: "ring" or "all_reduce:rhd,broadcast:tree"
+  // CHORUS_ALGO syntax: "ring", "all_reduce:rhd,broadcast:tree", with optional size ranges
+  // "all_reduce:shm@0-64K,single_copy@64K-" (docs/ALGORITHMS.md, "Overriding").
+  std::string override_spec;
   // Processors of the host (the same on every rank of it; 0 = unknown, taken as many).
   // Single-copy reads spend the reader's CPU in the kernel: some collectives use them
   // only while the ranks do not outnumber the processors.
@@ -47,7 +51,8 @@ struct SelectorConfig {
 class Selector {
  public:
   // kInvalidArgument naming CHORUS_ALGO when the spec names an unknown collective or
-  // algorithm.
+  // algorithm, or a size range that is malformed, empty or overlaps another of its
+  // collective.
   static Result<Selector> create(const SelectorConfig& cfg);
   // `bytes` = count * dtype size as in CollArgs. Never fails for kinds other than
   // kSend/kRecv (which have no algorithm).
@@ -60,8 +65,20 @@ class Selector {
   }
 
  private:
+  // An override: `name` for messages of [lo, hi) bytes.
+  struct Rule {
+    std::uint64_t lo = 0;
+    std::uint64_t hi = UINT64_MAX;
+    const char* name = nullptr;
+  };
+  // The forced algorithm for (kind, bytes), or null (automatic).
+  const char* forced(int kind, std::size_t bytes) const;
+  // Adds `algo` (with its "@lo-hi" range, if any) to collective `kind`'s rules.
+  static Status add_rule(Selector& sel, const std::string& spec, int kind,
+                         std::string_view algo);
+
   SelectorConfig cfg_;
-  const char* forced_[12] = {};  // per CollKind, nullptr = automatic
+  std::vector<Rule> rules_[12];  // per CollKind; none = automatic
 };
 
 }  // namespace chorus::algo

@@ -141,6 +141,43 @@ TEST(Selector, BadSpecsNameVariableAndValue) {
   expect_bad("allreduce:ring", "allreduce");
   expect_bad("send:ring", "send");
   expect_bad("all_reduce:ring,tree", "tree");
+  // Size ranges.
+  expect_bad("all_reduce:ring@64K-1K", "is empty");
+  expect_bad("all_reduce:ring@64K-64K", "is empty");
+  expect_bad("all_reduce:ring@1x-2M", "bad size");
+  expect_bad("all_reduce:ring@64K", "is not lo-hi");
+  expect_bad("all_reduce:ring@0-1M,rhd@512K-", "overlap");
+  expect_bad("shm@0-1K,all_reduce:ring", "shm@0-1K");
+  expect_bad("all_reduce:ring@0-1K,broadcast:ring@1K-", "ring");
+}
+
+// CHORUS_ALGO with size ranges: per collective, [lo, hi) bytes as choose() sees them; a
+// ranged item after "collective:" continues that collective; sizes outside every range
+// stay automatic.
+TEST(Selector, PerSizeOverrides) {
+  const Selector s = make("all_reduce:shm@0-64K,single_copy@64K-");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 4, true, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) - 1, 4, true, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 4, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 30, 4, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 8, 4, true, true).name, "shm");  // automatic
+  // A range with a gap: automatic there.
+  const Selector gap = make("all_reduce: ring @ 1M- , broadcast:tree@-4K");
+  EXPECT_STREQ(gap.choose(CollKind::kAllReduce, 8, 4).name, "rhd");
+  EXPECT_STREQ(gap.choose(CollKind::kAllReduce, 1 << 20, 4).name, "ring");
+  EXPECT_STREQ(gap.choose(CollKind::kBroadcast, 4095, 4, true).name, "tree");
+  EXPECT_STREQ(gap.choose(CollKind::kBroadcast, 4096, 4, true).name, "shm");
+  // One name with a range: every collective that has it, in that range.
+  const Selector one = make("ring@0-1K");
+  EXPECT_STREQ(one.choose(CollKind::kAllGather, 512, 4, true).name, "ring");
+  EXPECT_STREQ(one.choose(CollKind::kAllGather, 2048, 4, true).name, "shm");
+  EXPECT_STREQ(one.choose(CollKind::kAllReduce, 8, 4).name, "ring");
+  // auto over a range drops the rules inside it; a plain name replaces them all.
+  const Selector cleared = make("all_reduce:ring@0-1K,ring@1K-2K,all_reduce:auto@0-1K");
+  EXPECT_STREQ(cleared.choose(CollKind::kAllReduce, 8, 4).name, "rhd");
+  EXPECT_STREQ(cleared.choose(CollKind::kAllReduce, 1500, 4).name, "ring");
+  EXPECT_STREQ(make("all_reduce:ring@0-1K,all_reduce:tree").choose(CollKind::kAllReduce, 8, 4).name,
+               "tree");
 }
 
 // Ranks on several hosts: every collective with a hierarchical algorithm uses it (all_reduce

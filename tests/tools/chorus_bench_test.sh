@@ -30,4 +30,15 @@ rows=$(grep -E '^\[0\] +[0-9]' "$TMP/out" | awk '$10 != "0" || $14 != "0"')
 # A second dtype and reduction, to exercise the exact-value tables.
 "$RUN" -n "$N" --timeout 120 "$BENCH" --op all_reduce -b 2 -e 4K -n 2 -w 1 -d bf16 -o avg \
   >"$TMP/out" 2>"$TMP/err" || fail "bf16 avg failed"
+# Per-size algorithm overrides reach the selector (a bad range fails at init, naming it).
+"$RUN" -n "$N" --timeout 120 "$BENCH" --op all_reduce -b 8 -e 64K -n 2 -w 1 \
+  --algo "all_reduce:rhd@0-1K,ring@1K-" >"$TMP/out" 2>"$TMP/err" || fail "ranged --algo failed"
+rows=$(grep -E '^\[0\] +[0-9]' "$TMP/out" | awk '$10 != "0" || $14 != "0"')
+[ -z "$rows" ] || fail "ranged --algo: rows with wrong results: $rows"
+if "$RUN" -n "$N" --timeout 60 "$BENCH" --op all_reduce -b 8 -e 8 -n 1 -w 0 \
+    --algo "all_reduce:rhd@1K-8" >"$TMP/out" 2>"$TMP/err"; then
+  fail "an empty size range was accepted"
+fi
+grep -q "CHORUS_ALGO='all_reduce:rhd@1K-8'.*is empty" "$TMP/out" "$TMP/err" ||
+  fail "no message naming the empty range"
 echo "PASS (n=$N)"
