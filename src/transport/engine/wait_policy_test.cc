@@ -1,0 +1,56 @@
+// WaitPolicy: the phases of a wait per medium's parameters, and the adaptive budget.
+#include "transport/engine/wait_policy.h"
+
+#include <gtest/gtest.h>
+
+namespace chorus::engine {
+namespace {
+
+using Phase = WaitPolicy::Phase;
+using std::chrono::microseconds;
+
+WaitPolicy::Clock::time_point t0() { return WaitPolicy::Clock::time_point{} + std::chrono::hours(1); }
+
+TEST(WaitPolicy, SharedMemoryYieldsThenBlocksAndRestartsOnProgress) {
+  WaitPolicy p(WaitPolicy::for_shm());
+  EXPECT_TRUE(p.restarts_on_progress());
+  EXPECT_EQ(p.phase(t0(), t0()), Phase::kYield);  // no spinning: yield at once
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(499)), Phase::kYield);
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(500)), Phase::kBlock);
+  p.record(true);  // not adaptive: the budget stays
+  EXPECT_EQ(p.budget_ns(), 500'000);
+}
+
+TEST(WaitPolicy, TcpSpinsThreeQuartersThenYieldsThenBlocks) {
+  WaitPolicy::Config c = WaitPolicy::for_tcp(40, 1);
+  c.block_when_oversubscribed = false;  // the host's load must not decide this test
+  WaitPolicy p(c);
+  EXPECT_FALSE(p.restarts_on_progress());
+  EXPECT_EQ(p.phase(t0(), t0()), Phase::kSpin);
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(29)), Phase::kSpin);
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(31)), Phase::kYield);
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(40)), Phase::kBlock);
+}
+
+TEST(WaitPolicy, AdaptiveBudgetHalvesAfterBlockingAndRecovers) {
+  WaitPolicy::Config c = WaitPolicy::for_tcp(64, 1);
+  c.block_when_oversubscribed = false;
+  WaitPolicy p(c);
+  EXPECT_EQ(p.budget_ns(), 64'000);
+  for (int i = 0; i < 10; ++i) p.record(true);
+  EXPECT_EQ(p.budget_ns(), 4'000);  // floor: 1/16
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(5)), Phase::kBlock);
+  for (int i = 0; i < 10; ++i) p.record(false);
+  EXPECT_EQ(p.budget_ns(), 64'000);  // ceiling: the configured budget
+}
+
+TEST(WaitPolicy, NoBusyWaitingWhenRanksOutnumberCoresOrBudgetIsZero) {
+  WaitPolicy crowded(WaitPolicy::for_tcp(50, 1 << 20));  // more ranks than any host's cores
+  EXPECT_EQ(crowded.phase(t0(), t0()), Phase::kBlock);
+  WaitPolicy off(WaitPolicy::for_tcp(0, 1));
+  EXPECT_FALSE(off.busy_enabled());
+  EXPECT_EQ(off.phase(t0(), t0()), Phase::kBlock);
+}
+
+}  // namespace
+}  // namespace chorus::engine
