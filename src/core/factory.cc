@@ -77,6 +77,7 @@ Result<std::unique_ptr<transport::Transport>> create_shm(const TransportRequest&
   if (!whole_job) {
     opts.rank_names = members;
     opts.job_size = req.size;
+    opts.bells = true;  // part of a combined transport, which waits on sockets too
   }
   opts.ring_bytes = req.cfg.buff_bytes;
   opts.single_copy = req.cfg.single_copy;

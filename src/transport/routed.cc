@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "util/strings.h"
@@ -130,10 +131,70 @@ Status RoutedTransport::cross_check(std::span<Request* const> reqs) {
   for (Request* q : reqs) {
     const auto* r = static_cast<const RoutedRequest*>(q);
     if (r == nullptr || r->done() || !r->recv_tag()) continue;
-    Transport& other = r->near() ? *far_ : *near_;
-    CHORUS_RETURN_IF_ERROR(other.disagreement(*r->recv_tag()));
+    CHORUS_RETURN_IF_ERROR(near_->disagreement(*r->recv_tag()));
+    CHORUS_RETURN_IF_ERROR(far_->disagreement(*r->recv_tag()));
   }
   return Status::ok();
+}
+
+std::optional<Status> RoutedTransport::wait_together(std::span<Request* const> reqs,
+                                                     const std::vector<Request*>& near,
+                                                     const std::vector<Request*>& far,
+                                                     Deadline deadline) {
+  const int bell = near_->event_fd();
+  if (bell < 0) return std::nullopt;
+  // Done requests so far; a failure ends the wait.
+  auto settle = [&](std::size_t& done) -> std::optional<Status> {
+    done = 0;
+    for (const std::vector<Request*>* side : {&near, &far})
+      for (Request* r : *side) {
+        if (!r->done()) continue;
+        Status st = r->status();
+        if (!st.is_ok()) return st;
+        ++done;
+      }
+    if (done == near.size() + far.size()) return Status::ok();
+    return std::nullopt;
+  };
+  using Clock = Deadline::Clock;
+  auto busy_until = Clock::now() + std::chrono::microseconds(kBusyUs);
+  auto next_check = Clock::now() + std::chrono::microseconds(kQuietSliceUs);
+  std::size_t seen = 0, done = 0;
+  for (;;) {
+    if (std::optional<Status> end = settle(done)) return end;
+    if (done != seen) {  // progress: poll busily again for a while
+      seen = done;
+      busy_until = Clock::now() + std::chrono::microseconds(kBusyUs);
+    }
+    CHORUS_RETURN_IF_ERROR(adopt_failure());
+    if (deadline.expired()) {  // the side still waiting words the timeout
+      const Deadline now(Clock::now());
+      for (auto [side, rs] : {std::pair{near_.get(), &near}, {far_.get(), &far}})
+        for (Request* r : *rs)
+          if (!r->done()) return side->wait(*rs, now);
+      continue;
+    }
+    if (Clock::now() >= next_check) {
+      CHORUS_RETURN_IF_ERROR(cross_check(reqs));
+      next_check = Clock::now() + std::chrono::microseconds(kQuietSliceUs);
+    }
+    near_->poke();
+    far_->poke();
+    if (Clock::now() < busy_until) {
+      std::this_thread::yield();
+      continue;
+    }
+    // Block on both at once: arm the bell, look once more (news that came before arming
+    // rang no bell), then wait on the sockets and the bell together.
+    near_->arm_events(true);
+    near_->poke();
+    std::size_t now_done = 0;
+    const bool news = settle(now_done).has_value() || now_done != seen;
+    const bool blocked =
+        news || far_->block(Deadline::earliest(deadline, Deadline(Clock::now() + std::chrono::microseconds(kQuietSliceUs))), bell);
+    near_->arm_events(false);
+    if (!blocked) return std::nullopt;  // the far side cannot block so: take turns
+  }
 }
 
 Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) {
@@ -157,6 +218,8 @@ Status RoutedTransport::wait(std::span<Request* const> reqs, Deadline deadline) 
   // it waits on its own events in long slices: the other is only looked at for a peer
   // that moved to another operation (cross_check).
   const bool quiet = (near.empty() && near_->idle()) || (far.empty() && far_->idle());
+  if (!quiet)
+    if (std::optional<Status> st = wait_together(reqs, near, far, deadline)) return *st;
   const auto slice_len = std::chrono::microseconds(quiet ? kQuietSliceUs : kSliceUs);
   auto next_check = Deadline::Clock::now() + std::chrono::microseconds(kQuietSliceUs);
   bool near_done = near.empty(), far_done = far.empty();

@@ -3,6 +3,7 @@
 // (TCP). Algorithms see one transport of the whole job.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,13 @@ class RoutedTransport final : public Transport {
   }
   Result<RequestPtr> post_send(int peer, Tag tag, const void* data, std::size_t bytes) override;
   Result<RequestPtr> post_recv(int peer, Tag tag, void* data, std::size_t bytes) override;
-  // The two sides take turns in slices of kSliceUs, or kQuietSliceUs when only one side
-  // has pending work (a side with nothing to wait for is poked), until every request is
-  // done, one fails, or the deadline passes. Every kQuietSliceUs, receives of one side are
-  // checked against the other side's held messages (Transport::disagreement).
+  // When only one side has pending work, it waits on its own events in slices of
+  // kQuietSliceUs (the other is poked in between). When both have, one loop drives both
+  // (wait_together): non-blocking rounds of each, yield polling for kBusyUs after the last
+  // progress, then one blocking wait on the TCP side's sockets and the shm side's bell
+  // together (Transport::event_fd / block); without a bell the sides take turns in slices
+  // of kSliceUs. Every kQuietSliceUs, pending receives are checked against both sides'
+  // held messages (Transport::disagreement).
   Status wait(std::span<Request* const> reqs, Deadline deadline) override;
   void abort(const Status& reason) override;
   void poke() override {
@@ -50,10 +54,16 @@ class RoutedTransport final : public Transport {
 
   static constexpr int kSliceUs = 50;
   static constexpr int kQuietSliceUs = 10000;
+  static constexpr int kBusyUs = 50;
 
  private:
-  // kDesync when a pending receive of `reqs` has a disagreeing message in the other part.
+  // kDesync when a pending receive of `reqs` has a disagreeing message in either part.
   Status cross_check(std::span<Request* const> reqs);
+  // Both sides have pending requests (inner ones: near, far): one loop, no turns.
+  // Null when the sides cannot be waited on together (then: take turns).
+  std::optional<Status> wait_together(std::span<Request* const> reqs,
+                                      const std::vector<Request*>& near,
+                                      const std::vector<Request*>& far, Deadline deadline);
   // The failure of a part that aborted, after aborting the other part with it; else OK.
   Status adopt_failure();
   // near's rank of job rank `peer`, or -1 when `peer` is on another host.

@@ -149,6 +149,16 @@ class Transport {
   // it has not. A composite transport passes one part's abort on to the other.
   virtual Status failure() const { return Status::ok(); }
 
+  // For a composite transport that waits on its parts at once, without taking turns:
+  // event_fd() becomes readable, while armed (arm_events(true), as often undone with
+  // arm_events(false)), when a peer has news for this rank; -1 when this transport has no
+  // such fd (the default). block() waits for this transport's own events or for `also`
+  // to be readable, at most until `deadline`, making the progress it can; false when it
+  // cannot wait so (the default: nothing happened).
+  virtual int event_fd() const { return -1; }
+  virtual void arm_events(bool /*on*/) {}
+  virtual bool block(Deadline /*deadline*/, int /*also*/) { return false; }
+
   // Fails every pending and future request with `reason`, and tells every peer still
   // reachable (best effort, never blocking), whose pending and future requests then fail
   // with `reason` too (prefixed by "rank R reports: "), so all ranks stop within the

@@ -61,6 +61,14 @@ class Engine {
   // Fails pending ops and says goodbye to the peers. Called by the transport; idempotent.
   virtual void close() = 0;
 
+  // For a combined transport that waits on several media at once (Transport::event_fd,
+  // arm_events, block): an fd that becomes readable while armed when a peer has news for
+  // this rank (-1: the medium has none); and a blocking progress round that also returns
+  // when `also` is readable (false: the medium cannot block so; nothing happened).
+  virtual int event_fd() const { return -1; }
+  virtual void arm_events(bool /*on*/) {}
+  bool block(Deadline deadline, int also);
+
  protected:
   explicit Engine(const EngineOptions& opts);
 
@@ -137,6 +145,8 @@ class Engine {
   virtual bool progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool block) = 0;
   // Interrupts a thread blocked in progress() (any thread, lock not needed).
   virtual void wake() = 0;
+  // True when progress(block) also returns once also_fd_ is readable.
+  virtual bool blocks_with_fd() const { return false; }
   // Tells the peers about the recorded abort (abort_reason()).
   virtual void announce_abort() = 0;
   // A message the medium holds outside p.unexpected (e.g. parked in a ring), or null.
@@ -161,6 +171,7 @@ class Engine {
   std::condition_variable cv_;
   bool polling_ = false;  // a thread is driving progress
   bool closed_ = false;
+  int also_fd_ = -1;      // block(): another fd a blocking progress round watches
 
  private:
   Status held_disagreement(const transport::Tag& tag) const;

@@ -48,6 +48,9 @@ class EngineTransport : public transport::Transport {
   Status failure() const override {
     return engine_->aborted() ? engine_->abort_status() : Status::ok();
   }
+  int event_fd() const override { return engine_->event_fd(); }
+  void arm_events(bool on) override { engine_->arm_events(on); }
+  bool block(Deadline deadline, int also) override { return engine_->block(deadline, also); }
 
  private:
   Result<transport::RequestPtr> post(Op::Kind kind, const char* what, int peer,

@@ -79,6 +79,24 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
   }
 }
 
+bool Engine::block(Deadline deadline, int also) {
+  if (!blocks_with_fd()) return false;
+  std::unique_lock<std::mutex> lk(mu_);
+  if (closed_ || aborted()) return true;
+  if (polling_) {  // another thread drives: it sees the same events
+    cv_.wait_until(lk, Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10))).at());
+    return true;
+  }
+  polling_ = true;
+  also_fd_ = also;
+  const bool moved = progress(lk, deadline, /*block=*/true);
+  also_fd_ = -1;
+  polling_ = false;
+  cv_.notify_all();
+  (void)moved;
+  return true;
+}
+
 void Engine::poke() {
   std::unique_lock<std::mutex> lk(mu_);
   if (polling_ || closed_ || aborted()) return;

@@ -14,10 +14,14 @@ long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t val, const ti
 }
 }  // namespace
 
-void ring_doorbell(RankSlot& slot) {
+void ring_doorbell(RankSlot& slot, int bell) {
   slot.doorbell.fetch_add(1, std::memory_order_seq_cst);
-  if (slot.sleeping.load(std::memory_order_seq_cst) != 0)
-    futex(&slot.doorbell, FUTEX_WAKE, 1 << 30, nullptr);
+  const std::uint32_t sleepers = slot.sleeping.load(std::memory_order_seq_cst);
+  if (sleepers & kFutexSleeper) futex(&slot.doorbell, FUTEX_WAKE, 1 << 30, nullptr);
+  if ((sleepers & kBellSleeper) && bell >= 0) {
+    const char one = 1;
+    [[maybe_unused]] ssize_t n = ::write(bell, &one, 1);  // full FIFO: it is readable already
+  }
 }
 
 void sleep_on_doorbell(RankSlot& slot, std::uint32_t seen, long timeout_us) {

@@ -9,8 +9,14 @@
 
 namespace chorus::shm {
 
-// Bumps `slot`'s doorbell and wakes it when it sleeps (cheap when it does not).
-void ring_doorbell(RankSlot& slot);
+// Who sleeps on a rank's doorbell (RankSlot::sleeping, a bit mask): a thread on the futex,
+// or a thread blocked in poll() that watches the rank's bell (a FIFO; see Bells).
+inline constexpr std::uint32_t kFutexSleeper = 1;
+inline constexpr std::uint32_t kBellSleeper = 2;
+
+// Bumps `slot`'s doorbell and wakes it when it sleeps (cheap when it does not): the futex,
+// and the bell through `bell` (the write end of that rank's FIFO; -1 = none).
+void ring_doorbell(RankSlot& slot, int bell = -1);
 // Sleeps while `slot.doorbell` still equals `seen`, at most `timeout_us`. The caller has
 // set slot.sleeping and re-checked its work after reading `seen`.
 void sleep_on_doorbell(RankSlot& slot, std::uint32_t seen, long timeout_us);

@@ -35,12 +35,13 @@ engine::EngineOptions engine_options(const ShmOptions& opts) {
 }
 }  // namespace
 
-Engine::Engine(const ShmOptions& opts, Segment seg)
+Engine::Engine(const ShmOptions& opts, Segment seg, Bells bells)
     : engine::Engine(engine_options(opts)),
       copy_out_bytes_(std::min<std::size_t>(opts.copy_out_bytes, opts.ring_bytes)),
       seg_(std::move(seg)),
       me_(seg_.slot(opts.rank)),
-      peers_(static_cast<std::size_t>(opts.size)) {
+      peers_(static_cast<std::size_t>(opts.size)),
+      bells_(std::move(bells)) {
   const std::string host = host_name();
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];
@@ -68,11 +69,27 @@ void Engine::close() {
   // Messages already in the rings stay receivable; peers see us as departed.
   if (!aborted()) me_.state.store(kDeparted, std::memory_order_release);
   for (int r = 0; r < size_; ++r)
-    if (r != rank_) ring_doorbell(seg_.slot(r));
+    if (r != rank_) ring(r);
   cv_.notify_all();
 }
 
-void Engine::wake() { ring_doorbell(me_); }
+void Engine::wake() { ring(rank_); }
+
+void Engine::ring(int r) {
+  ring_doorbell(seg_.slot(r), bells_.out.empty() ? -1 : bells_.out[r].get());
+}
+
+void Engine::arm_events(bool on) {
+  if (!bells_.ready()) return;
+  if (on) {
+    if (bell_watchers_.fetch_add(1) == 0) me_.sleeping.fetch_or(kBellSleeper, std::memory_order_seq_cst);
+    return;
+  }
+  if (bell_watchers_.fetch_sub(1) == 1) me_.sleeping.fetch_and(~kBellSleeper, std::memory_order_seq_cst);
+  char drain[64];
+  while (::read(bells_.in.get(), drain, sizeof(drain)) > 0) {
+  }
+}
 
 bool Engine::busy(const engine::PeerState& ps) const {
   const auto& p = static_cast<const Peer&>(ps);
@@ -185,8 +202,8 @@ void Engine::announce_abort() {
   me_.abort_peer.store(a.status.peer(), std::memory_order_relaxed);
   me_.state.store(kAborted, std::memory_order_release);
   for (int r = 0; r < size_; ++r)
-    if (r != rank_) ring_doorbell(seg_.slot(r));
-  ring_doorbell(me_);  // our own sleeping poller
+    if (r != rank_) ring(r);
+  ring(rank_);  // our own sleeping poller
 }
 
 void Engine::on_peer_abort(const Peer& p) {

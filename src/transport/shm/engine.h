@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "transport/engine/engine.h"
+#include "transport/shm/bells.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/shm_transport.h"
 #include "util/unique_fd.h"
@@ -61,7 +62,7 @@ struct Peer : engine::PeerState {
 
 class Engine final : public engine::Engine {
  public:
-  Engine(const ShmOptions& opts, Segment seg);
+  Engine(const ShmOptions& opts, Segment seg, Bells bells = {});
   ~Engine() override;
 
   // Marks this rank departed (peers see kPeerLost only for work pending with it).
@@ -77,6 +78,9 @@ class Engine final : public engine::Engine {
   // second for the peer to be seen lost or an abort, and returns `read_error` otherwise.
   Status single_copy_failure(int rank, Status read_error);
   std::uint64_t window_barriers() const { return win_count_.load(std::memory_order_relaxed); }
+  // This rank's bell (bells.h), armed while any thread watches it.
+  int event_fd() const override { return bells_.ready() ? bells_.in.get() : -1; }
+  void arm_events(bool on) override;
 
  private:
   // Hooks of engine::Engine (mu_ held).
@@ -94,8 +98,14 @@ class Engine final : public engine::Engine {
   void announce_abort() override;
   const transport::Tag* parked(const engine::PeerState& p) const override;
   Status after_block(std::span<Op* const> ops) override;
+  Status held_elsewhere(const transport::Tag& tag) const override;
+  // kDesync when a peer waits at a shared-window barrier this rank has yet to reach, for
+  // tag's seq under another signature (it issued a different operation).
+  Status window_claim(const transport::Tag& tag) const;
 
   static Peer& of(engine::PeerState& p) { return static_cast<Peer&>(p); }
+  // Rings rank r's doorbell (and its bell when it watches it).
+  void ring(int r);
   void queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected, std::uint64_t sig);
   void on_nack(Peer& p, const RecHeader& h);
   void on_peer_abort(const Peer& p);
@@ -115,6 +125,8 @@ class Engine final : public engine::Engine {
   Segment seg_;
   RankSlot& me_;
   std::vector<Peer> peers_;
+  Bells bells_;
+  std::atomic<int> bell_watchers_{0};
   std::int64_t next_liveness_ns_ = 0;
   std::atomic<std::uint64_t> win_count_{0};  // shared-window barriers reached
 };

@@ -51,13 +51,13 @@ bool Engine::write_peer(Peer& p) {
       p.out_ring.put(it.payload + it.sent, n);
       it.sent += n;
       any = true;
-      if (it.sent < len) ring_doorbell(seg_.slot(p.rank));
+      if (it.sent < len) ring(p.rank);
     }
     if (it.sent < len) break;
     if (it.op != nullptr) complete(it.op, Status::ok());
     p.out.pop_front();
   }
-  if (any) ring_doorbell(seg_.slot(p.rank));
+  if (any) ring(p.rank);
   return any;
 }
 
@@ -133,7 +133,7 @@ bool Engine::read_peer(Peer& p, bool final) {
     }
     finish_record(p);
   }
-  if (any) ring_doorbell(seg_.slot(p.rank));  // ring space freed for the sender
+  if (any) ring(p.rank);  // ring space freed for the sender
   return any;
 }
 

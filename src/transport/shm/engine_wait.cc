@@ -18,16 +18,16 @@ bool Engine::progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool 
   check_peers();
   if (any || !block) return any;
   const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
-  me_.sleeping.store(1, std::memory_order_seq_cst);
+  me_.sleeping.fetch_or(kFutexSleeper, std::memory_order_seq_cst);
   if (progress_all() || aborted()) {
-    me_.sleeping.store(0, std::memory_order_relaxed);
+    me_.sleeping.fetch_and(~kFutexSleeper, std::memory_order_relaxed);
     return true;
   }
   const long us = std::max(20L, deadline.remaining_us(kSleepCapUs));
   lk.unlock();
   sleep_on_doorbell(me_, seen, us);
   lk.lock();
-  me_.sleeping.store(0, std::memory_order_relaxed);
+  me_.sleeping.fetch_and(~kFutexSleeper, std::memory_order_relaxed);
   any = progress_all();
   check_peers();
   return any;
@@ -37,6 +37,18 @@ bool Engine::progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool 
 // with another signature issued a different operation than this rank (which waits for a
 // message): kDesync, instead of both waiting until the deadline.
 Status Engine::after_block(std::span<Op* const> ops) {
+  for (Op* op : ops) {
+    if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
+    CHORUS_RETURN_IF_ERROR(window_claim(op->tag));
+  }
+  return Status::ok();
+}
+
+Status Engine::held_elsewhere(const transport::Tag& tag) const { return window_claim(tag); }
+
+Status Engine::window_claim(const transport::Tag& tag) const {
+  // Point-to-point seqs count per pair: they name no collective a barrier could be in.
+  if ((tag.sig & transport::kSigPerPeer) != 0) return Status::ok();
   const std::uint64_t mine = win_count_.load(std::memory_order_relaxed);
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
@@ -45,19 +57,16 @@ Status Engine::after_block(std::span<Op* const> ops) {
     if (at <= mine) continue;  // not waiting at a barrier this rank has yet to reach
     const std::uint64_t seq = slot.win_seq[at % 2].load(std::memory_order_relaxed);
     const std::uint64_t sig = slot.win_sig[at % 2].load(std::memory_order_relaxed);
-    for (Op* op : ops) {
-      if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
-      if (op->tag.seq != seq || !transport::signatures_differ(op->tag.sig, sig)) continue;
-      const Peer& p = peers_[r];
-      return Status(ErrorCode::kDesync,
-                    str_printf("rank %d waits for %s seq %llu, but peer rank %d (%s) is in %s "
-                               "seq %llu at a shared-window barrier: the ranks issued different "
-                               "operations",
-                               name(), describe(op->tag.sig).c_str(),
-                               static_cast<unsigned long long>(seq), p.name, p.address.c_str(),
-                               describe(sig).c_str(), static_cast<unsigned long long>(seq)),
-                    p.name, static_cast<std::int64_t>(seq));
-    }
+    if (tag.seq != seq || !transport::signatures_differ(tag.sig, sig)) continue;
+    const Peer& p = peers_[r];
+    return Status(ErrorCode::kDesync,
+                  str_printf("rank %d waits for %s seq %llu, but peer rank %d (%s) is in %s "
+                             "seq %llu at a shared-window barrier: the ranks issued different "
+                             "operations",
+                             name(), describe(tag.sig).c_str(),
+                             static_cast<unsigned long long>(seq), p.name, p.address.c_str(),
+                             describe(sig).c_str(), static_cast<unsigned long long>(seq)),
+                  p.name, static_cast<std::int64_t>(seq));
   }
   return Status::ok();
 }

@@ -22,7 +22,7 @@ enum RankState : std::uint32_t { kUnattached = 0, kAlive = 1, kDeparted = 2, kAb
 // Per-rank words, each on its own cache lines.
 struct alignas(64) RankSlot {
   std::atomic<std::uint32_t> doorbell{0};  // futex word: bumped by whoever has news for this rank
-  std::atomic<std::uint32_t> sleeping{0};  // 1 while the rank sleeps on its doorbell
+  std::atomic<std::uint32_t> sleeping{0};  // who sleeps on it (doorbell.h: kFutexSleeper | kBellSleeper)
   std::atomic<std::int32_t> pid{0};
   std::atomic<std::uint32_t> state{kUnattached};
   // Written before state becomes kAborted: the failure's code, the rank that first

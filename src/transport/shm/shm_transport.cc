@@ -8,6 +8,7 @@
 
 #include "diag/log.h"
 #include "transport/engine/engine_transport.h"
+#include "transport/shm/bells.h"
 #include "transport/shm/engine.h"
 #include "transport/shm/single_copy.h"
 #include "util/strings.h"
@@ -156,7 +157,13 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
                single_copy ? "work on every rank: used by large collectives"
                            : "do not work on every rank: staging through the windows");
   }
-  auto engine = std::make_shared<Engine>(opts, std::move(seg));
+  Bells bells;
+  if (opts.size > 1 && opts.bells) {
+    CHORUS_ASSIGN_OR_RETURN(bells, ring_bells(opts, name, exchange));
+    if (!bells.ready())
+      CHORUS_LOG(INFO, Net, "rank %d: no doorbell FIFOs: combined waits take turns", me);
+  }
+  auto engine = std::make_shared<Engine>(opts, std::move(seg), std::move(bells));
   return std::unique_ptr<transport::Transport>(
       std::make_unique<ShmTransport>(std::move(engine), single_copy));
 }

@@ -26,6 +26,9 @@ struct ShmOptions {
   // a transport among the ranks of one host inside a larger job speaks of job ranks.
   std::vector<int> rank_names;
   int job_size = 0;  // ranks of that job (0 = size): names are below it
+  // Doorbell FIFOs (bells.h), for a combined transport that waits on these ranks and on
+  // sockets at once (only such a transport needs them).
+  bool bells = false;
   Deadline setup_deadline;
   transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
 };

@@ -78,7 +78,7 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
   me_.win_sig[target % 2].store(tag.sig, std::memory_order_relaxed);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
   for (int r = 0; r < size_; ++r)
-    if (r != rank_) ring_doorbell(seg_.slot(r));
+    if (r != rank_) ring(r);
   int behind = -1;  // a rank not there yet, checked first next time
   auto all_arrived = [&] {
     if (behind >= 0 && seg_.slot(behind).win_arrived.load(std::memory_order_acquire) < target)
@@ -100,10 +100,10 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
       if (round % kRoundsPerLook != kRoundsPerLook - 1) continue;
     } else {
       const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
-      me_.sleeping.store(1, std::memory_order_seq_cst);
+      me_.sleeping.fetch_or(kFutexSleeper, std::memory_order_seq_cst);
       if (!all_arrived() && !aborted())
         sleep_on_doorbell(me_, seen, std::max(20L, deadline.remaining_us(1000L * kSleepCapMs)));
-      me_.sleeping.store(0, std::memory_order_relaxed);
+      me_.sleeping.fetch_and(~kFutexSleeper, std::memory_order_relaxed);
       start = engine::WaitPolicy::Clock::now();  // woken: poll again for a while
     }
     if (all_arrived()) break;

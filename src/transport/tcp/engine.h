@@ -46,6 +46,7 @@ class Engine final : public engine::Engine {
   void on_peer_failed(engine::PeerState& p, const Status& st) override;
   bool progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool block) override;
   void wake() override;
+  bool blocks_with_fd() const override { return true; }
   void announce_abort() override;
   Status held_elsewhere(const transport::Tag& tag) const override;
 

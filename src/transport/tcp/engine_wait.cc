@@ -22,6 +22,10 @@ bool Engine::progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool 
   pfd_peer_.clear();
   pfds_.push_back(pollfd{wake_fd_.get(), POLLIN, 0});
   pfd_peer_.push_back(-1);
+  if (block && also_fd_ >= 0) {  // block(): the other medium's events end the wait too
+    pfds_.push_back(pollfd{also_fd_, POLLIN, 0});
+    pfd_peer_.push_back(-1);
+  }
   for (Peer& p : peers_) {
     if (p.rank == rank_ || p.is_failed() || !p.fd.valid()) continue;
     short events = POLLIN;
@@ -43,6 +47,7 @@ bool Engine::progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool 
     [[maybe_unused]] ssize_t r = ::read(wake_fd_.get(), &v, sizeof(v));
   }
   for (std::size_t i = 1; i < pfds_.size() && !aborted(); ++i) {
+    if (pfd_peer_[i] < 0) continue;  // also_fd_: its owner reads it
     Peer& p = peers_[pfd_peer_[i]];
     if (p.is_failed()) continue;
     if (pfds_[i].revents & (POLLIN | POLLERR | POLLHUP)) read_peer(p);
