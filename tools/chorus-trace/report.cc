@@ -174,6 +174,12 @@ nlohmann::json report(const std::vector<RankFile>& files) {
   return r;
 }
 
+static std::string size_text(unsigned long long b) {
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return std::to_string(b >> 20) + "M";
+  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return std::to_string(b >> 10) + "K";
+  return std::to_string(b);
+}
+
 std::string report_text(const nlohmann::json& r) {
   std::string out;
   char line[512];
@@ -185,8 +191,9 @@ std::string report_text(const nlohmann::json& r) {
                 "last_rank", "share");
   out += line;
   for (const auto& o : r["ops"]) {
-    std::snprintf(line, sizeof line, "%-16s %10llu %7d %12.1f %12.1f %9.3f %10.1f %10.1f %9d %5.0f%%\n",
-                  o["op"].get<std::string>().c_str(), o["size_class"].get<unsigned long long>(),
+    std::snprintf(line, sizeof line, "%-16s %10s %7d %12.1f %12.1f %9.3f %10.1f %10.1f %9d %5.0f%%\n",
+                  o["op"].get<std::string>().c_str(),
+                  size_text(o["size_class"].get<unsigned long long>()).c_str(),
                   o["count"].get<int>(), o["time_p50_us"].get<double>(),
                   o["time_p99_us"].get<double>(), o["busbw_gbps"].get<double>(),
                   o["skew_mean_us"].get<double>(), o["skew_max_us"].get<double>(),
