@@ -259,6 +259,7 @@ class CommImpl {
   std::vector<std::unique_ptr<PendingOp>> group_;  // recorded inside the open group
   std::unique_ptr<diag::FlightRecorder> recorder_;
   std::unique_ptr<Observer> observe_;  // null when nothing watches the operations
+  std::uint32_t local_id_ = 0;  // this process's number of the communicator (OpEvent::comm_id)
   std::vector<std::string> hosts_;  // per rank, from the "ident" exchange at init
   std::vector<long> pids_;
   std::atomic<bool> reported_{false};  // hang line published (once)

@@ -102,7 +102,7 @@ void Observer::finish(bootstrap::Store& store, std::chrono::milliseconds budget)
     if (raw) per_rank[static_cast<std::size_t>(r)] =
                  diag::decode_stats(std::string(raw->begin(), raw->end()));
   }
-  write_report(diag::format_stats_table(settings_.comm_id, settings_.size, per_rank));
+  write_report(diag::format_stats_table(settings_.comm_key, settings_.size, per_rank));
 }
 
 }  // namespace chorus::core

@@ -134,7 +134,7 @@ std::string format_rank_stats(const std::vector<OpStatsRow>& rows) {
   return out;
 }
 
-std::string format_stats_table(std::uint32_t comm, int nranks,
+std::string format_stats_table(const std::string& comm, int nranks,
                                const std::vector<std::vector<OpStatsRow>>& per_rank) {
   // (op, class) -> rank -> row
   std::map<std::pair<std::string, std::size_t>, std::map<int, const OpStatsRow*>> by_key;
@@ -143,8 +143,8 @@ std::string format_stats_table(std::uint32_t comm, int nranks,
     if (!per_rank[r].empty()) ++reported;
     for (const auto& row : per_rank[r]) by_key[{row.op, row.size_class}][r] = &row;
   }
-  std::string out = str_printf("chorus stats v1 (comm %u, %d ranks, %d reported):\n", comm, nranks,
-                               reported);
+  std::string out = str_printf("chorus stats v1 (%s, %d ranks, %d reported):\n", comm.c_str(),
+                               nranks, reported);
   out += str_printf(kHeader, "op", "size", "count", "bytes", "mean_us", "p50_us", "p99_us", "busbw",
                     "algo", "last_rank  skew_us");
   for (const auto& [key, ranks] : by_key) {
@@ -171,7 +171,7 @@ std::string format_stats_table(std::uint32_t comm, int nranks,
                       static_cast<unsigned long long>(first->bytes), mean, p50, p99, busbw,
                       first->algo.c_str(), skew.c_str());
   }
-  out += str_printf("chorus stats end (comm %u)\n", comm);
+  out += str_printf("chorus stats end (%s)\n", comm.c_str());
   return out;
 }
 

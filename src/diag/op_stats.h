@@ -57,7 +57,7 @@ std::vector<OpStatsRow> decode_stats(const std::string& text);
 // whose mean time is the smallest arrived last (the others waited for it) and the
 // skew is the largest mean minus that smallest. `per_rank[r]` are rank r's rows (empty
 // when it sent none).
-std::string format_stats_table(std::uint32_t comm, int nranks,
+std::string format_stats_table(const std::string& comm, int nranks,
                                const std::vector<std::vector<OpStatsRow>>& per_rank);
 // A single rank's rows as a table (chorus-bench --stats, chorus-stress).
 std::string format_rank_stats(const std::vector<OpStatsRow>& rows);

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <vector>
+
 namespace chorus::diag {
 namespace {
 
@@ -58,10 +61,16 @@ TEST(OpStats, EncodingRoundTripsAndTableNamesTheFastestRankAsLast) {
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].count, 10u);
   EXPECT_NEAR(back[0].mean_us, 300.0, 1e-3);
-  const std::string t = format_stats_table(0, 2, {back, b.rows()});
-  EXPECT_NE(t.find("chorus stats v1 (comm 0, 2 ranks, 2 reported)"), std::string::npos) << t;
-  EXPECT_NE(t.find("all_reduce"), std::string::npos) << t;
-  EXPECT_NE(t.find("1          200.0"), std::string::npos) << t;  // last rank 1, skew 200 us
+  const std::string t = format_stats_table("comm0", 2, {back, b.rows()});
+  EXPECT_NE(t.find("chorus stats v1 (comm0, 2 ranks, 2 reported)"), std::string::npos) << t;
+  const auto at = t.find("  all_reduce");
+  ASSERT_NE(at, std::string::npos) << t;
+  std::istringstream row(t.substr(at, t.find('\n', at) - at));
+  std::vector<std::string> f;
+  for (std::string w; row >> w;) f.push_back(w);
+  ASSERT_EQ(f.size(), 11u) << t;
+  EXPECT_EQ(f[9], "1") << t;       // the rank with the smallest mean arrived last
+  EXPECT_EQ(f[10], "200.0") << t;  // skew: 300 - 100 us
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 
 #include "chorus/communicator.h"
 #include "chorus/profiler.h"
-#include "harness/rank_runner.h"
+#include "rank_runner.h"
 
 namespace chorus {
 namespace {

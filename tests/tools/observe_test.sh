@@ -51,7 +51,7 @@ PY
 stats_table)
   CHORUS_STATS=1 "$RUN" -n 2 --timeout 120 "$STRESS" --pattern all_reduce --size 256K \
     --steps 20 >"$TMP/out" 2>"$TMP/err" || fail "chorus-stress exit status $?"
-  expect_grep "chorus stats v1 \(comm 0, 2 ranks, 2 reported\)" "$TMP/err"
+  expect_grep "chorus stats v1 \(comm0, 2 ranks, 2 reported\)" "$TMP/err"
   expect_grep "all_reduce +256K +20 " "$TMP/err"
   expect_grep "last_rank" "$TMP/err"
   ;;
