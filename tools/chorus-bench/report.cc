@@ -33,7 +33,9 @@ nlohmann::ordered_json mode_json(const ModeResult& m, const char* prefix) {
   return {{p + "time_us", m.time_us},
           {p + "algbw", m.algbw},
           {p + "busbw", m.busbw},
-          {p + "wrong", m.wrong < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(m.wrong)}};
+          {p + "wrong", m.wrong < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(m.wrong)},
+          {p + "stats_time_us",
+           m.stats_time_us < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(m.stats_time_us)}};
 }
 
 }  // namespace
