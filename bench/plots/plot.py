@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """PNG charts of Chorus measurements with Debian's matplotlib (python3-matplotlib).
 
   plot.py busbw -o busbw.png [--op all_reduce] [--ranks 4] INPUT...
