@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake g++ make pkg-config googletest libgtest-dev libgmock-dev libbenchmark-dev
           libcli11-dev nlohmann-json3-dev iproute2 procps clang-14 libclang-rt-14-dev
-          python3-dev pybind11-dev python3-numpy
+          python3-dev pybind11-dev python3-numpy python3-matplotlib
           python3-torch libtorch-dev)
 missing=()
 for p in "${packages[@]}"; do

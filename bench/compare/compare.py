@@ -10,6 +10,7 @@ a failed check or launch marks its rows and makes the exit status 1.
   python3 bench/compare/compare.py [--build-dir build] [--quick] [--ranks 2,4] ...
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -52,6 +53,8 @@ def parse_args(argv):
                    help="2 ranks, all_reduce and broadcast, few sizes, 1 repeat")
     p.add_argument("--no-install", action="store_true", help="do not run install-deps.sh")
     p.add_argument("--markdown", help="also write the machine, command and table here")
+    p.add_argument("--json", help="also write the median time/busbw of every cell and system "
+                                  "here (input of bench/plots/plot.py busbw)")
     p.add_argument("--log", help="output of every launch (default BUILD/compare/compare.log)")
     a = p.parse_args(argv)
     base = QUICK if a.quick else FULL
@@ -155,6 +158,9 @@ def main(argv):
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write(text + "\n")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"machine": header, "rows": results.json_rows()}, f, indent=1)
     return 1 if results.any_failed() else 0
 
 

@@ -55,6 +55,18 @@ class Results:
         t = statistics.median(runs)
         return size / (t * 1e3) * BUSBW_FACTOR[op](n) if t > 0 else None
 
+    def json_rows(self):
+        """One dict per (op, nranks, size, system): median time (us) and busbw (GB/s)."""
+        out = []
+        for key in sorted(self.times):
+            op, n, size = key
+            for system, runs in self.times[key].items():
+                out.append({"op": op, "nranks": n, "size": size, "system": system,
+                            "time_us": statistics.median(runs),
+                            "busbw_gbps": self.busbw(key, system),
+                            "failed": self.is_failed(key, system)})
+        return out
+
     def cell_text(self, key, system):
         if self.is_failed(key, system):
             return "**FAIL**"

@@ -11,6 +11,7 @@
 
 #include "chorus/export.h"
 #include "chorus/options.h"
+#include "chorus/profiler.h"
 #include "chorus/status.h"
 #include "chorus/store.h"
 #include "chorus/stream.h"
@@ -310,6 +311,18 @@ class CHORUS_EXPORT Communicator {
   // "chorus.flight_record", version 1; fields in docs/DIAGNOSTICS.md, "JSON dump").
   // Thread-safety and errors as flight_record().
   std::string flight_record_json() const;
+
+  // This rank's per-operation statistics, one row per (operation, size class), sorted by
+  // operation then size (chorus/profiler.h). Collected only with CHORUS_STATS=1 or
+  // Options::stats, else empty. Local: no communication. Thread-safe.
+  std::vector<OpStatsRow> stats() const;
+  // The same rows as a text table (one header line, one line per row).
+  std::string stats_text() const;
+  // Installs `profiler` (nullptr removes it): it gets every later operation's start and
+  // end on the thread that runs it (chorus/profiler.h). The communicator shares its
+  // ownership. REQUIRES: no operation of this communicator in flight (call it right after
+  // init). Not inherited by split()/new_group()/shrink() communicators.
+  void set_profiler(std::shared_ptr<Profiler> profiler);
 
   // Typed conveniences over the calls above.
   template <class T>

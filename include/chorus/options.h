@@ -13,6 +13,8 @@ struct Options {
   std::chrono::milliseconds connect_timeout{0};
   // Algorithm override, same syntax as CHORUS_ALGO. Empty = CHORUS_ALGO / automatic.
   std::string algo;
+  // Collect per-operation statistics (Communicator::stats()) even without CHORUS_STATS=1.
+  bool stats = false;
 };
 
 }  // namespace chorus

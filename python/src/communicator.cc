@@ -146,7 +146,33 @@ void bind_communicator(py::module_& m) {
           "The flight recorder's text (docs/DIAGNOSTICS.md).")
       .def(
           "flight_record_json", [](PyComm& c) { return c.get().flight_record_json(); },
-          "The same record as one JSON object on one line (json.loads it).");
+          "The same record as one JSON object on one line (json.loads it).")
+      .def(
+          "stats",
+          [](PyComm& c) {
+            py::list out;
+            for (const auto& r : c.get().stats()) {
+              py::dict d;
+              d["op"] = r.op;
+              d["size_class"] = r.size_class;
+              d["count"] = r.count;
+              d["bytes"] = r.bytes;
+              d["total_us"] = r.total_us;
+              d["mean_us"] = r.mean_us;
+              d["p50_us"] = r.p50_us;
+              d["p99_us"] = r.p99_us;
+              d["max_us"] = r.max_us;
+              d["busbw_gbps"] = r.busbw_gbps;
+              d["algo"] = r.algo;
+              out.append(d);
+            }
+            return out;
+          },
+          "This rank's per-operation statistics (collected with CHORUS_STATS=1): "
+          "one dict per (op, size class).")
+      .def(
+          "stats_text", [](PyComm& c) { return c.get().stats_text(); },
+          "The same statistics as a text table.");
   m.def("_close_all", &close_all_communicators,
         "Closes every live communicator (registered with atexit by chorus/__init__.py).");
 }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "chorus/status.h"
+#include "profiling.h"
 
 namespace chorus::torch_backend {
 
@@ -247,6 +248,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
   state->future = c10::make_intrusive<c10::ivalue::Future>(
       c10::ListType::create(c10::TensorType::get()));
   graveyard_->clear();  // earlier operations' tensors, released on this thread
+  std::shared_ptr<OpRange> range = OpRange::begin(type);  // torch.profiler: "chorus:<op>"
   chorus::Work work;
   {
     std::lock_guard<std::mutex> lock(issue_mu_);
@@ -266,7 +268,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
   auto slot = std::make_shared<Slot>(Slot{state});
   state.reset();
   std::shared_ptr<Graveyard> graveyard = graveyard_;
-  work.on_complete([slot, graveyard](const chorus::Work& done) {
+  work.on_complete([slot, graveyard, range](const chorus::Work& done) {
+    if (range) range->end();
     std::shared_ptr<WorkState> state = std::move(slot->state);
     if (!state) return;
     std::exception_ptr error;

@@ -100,4 +100,14 @@ std::string Communicator::flight_record_json() const {
   return impl().flight_record_json("api");
 }
 
+std::vector<OpStatsRow> Communicator::stats() const { return impl().stats(); }
+
+std::string Communicator::stats_text() const { return impl().stats_text(); }
+
+void Communicator::set_profiler(std::shared_ptr<Profiler> profiler) {
+  impl().set_profiler(std::move(profiler));
+}
+
+Profiler::~Profiler() = default;
+
 }  // namespace chorus

@@ -42,6 +42,7 @@ CommConfig resolve_config(const Options& options, const config::Config& cfg) {
   c.single_copy = cfg.single_copy;
   c.host_id = cfg.host_id;
   c.transport = cfg.transport;
+  c.stats = options.stats;
   return c;
 }
 

@@ -65,6 +65,8 @@ DiagSettings diag_settings() {
   if (cfg->flight_recorder_size && *cfg->flight_recorder_size >= 0)
     d.recorder_size = static_cast<std::size_t>(*cfg->flight_recorder_size);
   d.sigusr1 = cfg->sigusr1;
+  d.timeline = cfg->timeline;
+  d.stats = cfg->stats;
   const std::string& mode = cfg->hang_report;
   if (mode == "none") d.hang_report = HangReportMode::kNone;
   else if (mode == "all") d.hang_report = HangReportMode::kAll;

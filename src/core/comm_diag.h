@@ -1,5 +1,5 @@
 // A communicator's diagnostics plumbing: the diagnostic settings (CHORUS_FLIGHT_RECORDER_SIZE,
-// CHORUS_FLIGHT_RECORDER_FORMAT, CHORUS_HANG_REPORT, CHORUS_SIGUSR1), the bounded
+// CHORUS_FLIGHT_RECORDER_FORMAT, CHORUS_HANG_REPORT, CHORUS_SIGUSR1, CHORUS_TIMELINE, CHORUS_STATS), the bounded
 // hang-report exchange through the store, and where reports go (CHORUS_DEBUG_FILE or stderr).
 #pragma once
 #include <chrono>
@@ -20,6 +20,8 @@ struct DiagSettings {
   HangReportMode hang_report = HangReportMode::kRank0;
   bool sigusr1 = true;
   bool json_dumps = false;  // CHORUS_FLIGHT_RECORDER_FORMAT=json: automatic dumps in JSON
+  std::string timeline;     // CHORUS_TIMELINE file pattern ("" = off)
+  bool stats = false;       // CHORUS_STATS=1: statistics, table printed at destruction
 };
 
 // From the process config (defaults when it cannot be loaded; an unknown
@@ -28,6 +30,8 @@ DiagSettings diag_settings();
 
 // The bound on publishing and gathering hang-report lines: the store may be gone.
 inline constexpr std::chrono::milliseconds kHangReportBudget{1000};
+// The bound on gathering the CHORUS_STATS=1 tables at destruction.
+inline constexpr std::chrono::milliseconds kStatsBudget{5000};
 
 // Publishes `mine` under "hang/<rank>" of `store` and, when `print`, gathers every
 // rank's line (ranks that never publish keep the host/pid of `known`) and returns the

@@ -60,6 +60,7 @@ CommImpl::~CommImpl() {
     if (p->work) p->work->complete(std::move(s));
   }
   group_.clear();
+  if (observe_ && comm_store_) observe_->finish(*comm_store_, kStatsBudget);
   // Leave a line for the hang report of ranks that still need this one ("exited after
   // seq N"), before the transport closes and they notice.
   if (comm_store_ && diag_.hang_report != HangReportMode::kNone && !reported_.exchange(true)) {
@@ -214,6 +215,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
     comm->hosts_[r] = parts[0];
     comm->pids_[r] = static_cast<long>(*pid);
   }
+  CHORUS_RETURN_IF_ERROR(comm->start_observing());
   live_comms_add(comm.get());
   if (comm->diag_.sigusr1) install_dump_signal();
   CHORUS_LOG(INFO, Init, "comm %u: rank %d of %d ready (transport %s)", comm->comm_id_, rank, size,

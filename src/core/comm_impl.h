@@ -15,6 +15,7 @@
 #include "bootstrap/store.h"
 #include "core/comm_diag.h"
 #include "core/issued_op.h"
+#include "core/observer.h"
 #include "core/stream_queue.h"
 #include "core/window_tickets.h"
 #include "core/work_state.h"
@@ -41,6 +42,7 @@ struct CommConfig {
   std::string host_id;           // overrides the host identity ("" = hostname + boot id)
   std::string transport = "tcp";
   bool desync_check = true;      // stamp operation signatures into message tags
+  bool stats = false;            // Options::stats: collect per-operation statistics
 };
 
 class CommImpl {
@@ -148,6 +150,14 @@ class CommImpl {
     return diag_.json_dumps ? flight_record_json(reason) : flight_record(reason);
   }
 
+  // --- Observation (src/core/comm_observe.cc) ---------------------------------------
+  // This rank's per-operation statistics (empty unless CHORUS_STATS=1 or Options::stats).
+  std::vector<OpStatsRow> stats() const;
+  // The same as a text table.
+  std::string stats_text() const;
+  // Installs (or with nullptr removes) a profiler. REQUIRES: no operation in flight.
+  void set_profiler(std::shared_ptr<Profiler> profiler);
+
  private:
   struct AsyncTask;  // comm_async.cc: a PendingOp run by a stream's worker
   friend class GroupRun;  // group.cc: the execution of one group
@@ -215,6 +225,9 @@ class CommImpl {
                                                   const char* label);
   // The sticky failure as recorded (OK when none).
   Status first_failure() const;
+  // At create(): the timeline (clock alignment when this process opens it first) and the
+  // statistics, when configured; leaves observe_ null otherwise.
+  Status start_observing();
   // Collective `seq` completed: tells the transport (kPeerLost messages of the peers
   // name the highest seq this rank completed).
   void note_progress(std::uint64_t seq);
@@ -245,6 +258,8 @@ class CommImpl {
   int group_depth_ = 0;
   std::vector<std::unique_ptr<PendingOp>> group_;  // recorded inside the open group
   std::unique_ptr<diag::FlightRecorder> recorder_;
+  std::unique_ptr<Observer> observe_;  // null when nothing watches the operations
+  std::uint32_t local_id_ = 0;  // this process's number of the communicator (OpEvent::comm_id)
   std::vector<std::string> hosts_;  // per rank, from the "ident" exchange at init
   std::vector<long> pids_;
   std::atomic<bool> reported_{false};  // hang line published (once)

@@ -101,6 +101,7 @@ Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& arg
   op.stream_label = streams_[stream]->label();
   id.stream = op.stream_label;
   op.rec = recorder_->issue(id);
+  if (observe_) op.issue_ns = diag::steady_now_ns();
   if (!in_group()) choose(op);  // a group chooses at its end, after fusing
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
@@ -130,6 +131,7 @@ Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer,
                           cfg_.desync_check ? p2p_signature(bytes) : 0};
   op.stream_label = streams_[stream]->label();
   op.rec = record_p2p(name, op.tag.seq, peer, bytes, op.stream_label);
+  if (observe_) op.issue_ns = diag::steady_now_ns();
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
 }
@@ -179,7 +181,9 @@ Status CommImpl::execute(IssuedOp& op) {
              static_cast<unsigned long long>(seq), op.args.count,
              chorus::to_string(op.args.dtype), op.choice.name, op.stream_label);
   recorder_->start(op.rec, op.choice.name);
+  if (observe_) observe_->start(op);
   Status s = op.choice.fn(*transport_, op.args);
+  if (observe_) observe_->end(op, s.is_ok());
   if (op.ticket >= 0) tickets_.release(static_cast<std::uint64_t>(op.ticket));
   op.ticket = -1;
   if (s.is_ok()) {
@@ -196,8 +200,10 @@ Status CommImpl::execute_p2p(IssuedOp& op) {
   recorder_->start(op.rec, "p2p");
   const Deadline deadline = Deadline::after(op.timeout);
   op.tag.sig = order_flag(op.tag.sig);
+  if (observe_) observe_->start(op);
   Status s = op.sending ? transport::send(*transport_, op.peer, op.tag, op.buf, op.bytes, deadline)
                         : transport::recv(*transport_, op.peer, op.tag, op.buf, op.bytes, deadline);
+  if (observe_) observe_->end(op, s.is_ok());
   if (s.is_ok()) {
     recorder_->done(op.rec);
     return s;

@@ -35,6 +35,8 @@ struct IssuedOp {
   std::chrono::milliseconds timeout{0};  // the deadline's length, as set at issue
   int stream = 0;
   const char* stream_label = "default";  // the stream's label (outlives the op)
+  std::int64_t issue_ns = 0;  // steady clock at issue / execution start, stamped only
+  std::int64_t start_ns = 0;  // when an Observer watches (core/observer.h)
   std::uint64_t seq() const { return p2p ? tag.seq : args.seq; }
 };
 

@@ -59,6 +59,10 @@ int parse_args(int argc, char** argv, BenchConfig* cfg) {
                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, "
                  "gather, scatter, or all")->capture_default_str();
   app.add_option("--json", cfg->json_path, "Also write every row to this file as JSON");
+  app.add_flag("--stats", cfg->stats,
+               "Collect per-operation statistics; rank 0 prints its table at the end");
+  app.add_option("--stats-json", cfg->stats_json,
+                 "With --stats: rank 0 also writes its statistics rows to this file as JSON");
   app.add_option("--algo", cfg->algo, "Algorithm override (Options::algo, like CHORUS_ALGO)");
   try {
     app.parse(argc, argv);

@@ -22,6 +22,8 @@ struct BenchConfig {
   std::vector<Coll> colls{Coll::kAllReduce};
   std::string json_path;  // empty: no JSON
   std::string algo;       // Options::algo
+  bool stats = false;     // --stats: Options::stats, rank 0 prints Communicator::stats_text()
+  std::string stats_json; // --stats-json: rank 0 writes its statistics rows here
 };
 
 // Parses argv into `cfg`. Returns -1 to go on, else the exit code (0 after --help,

@@ -39,6 +39,7 @@ std::vector<RowResult> run_all(chorus::Communicator& comm, const BenchConfig& cf
 int bench(const BenchConfig& cfg) {
   chorus::Options options;
   options.algo = cfg.algo;
+  options.stats = cfg.stats;
   chorus::Communicator comm = chorus::Communicator::init_from_env(options);
   bool print = comm.rank() == 0;
   if (cfg.root >= comm.size()) {
@@ -52,6 +53,17 @@ int bench(const BenchConfig& cfg) {
     chorus_bench::print_footer(rows, cfg.check);
     if (!cfg.json_path.empty()) {
       std::string error = chorus_bench::write_json(cfg.json_path, rows, comm.size());
+      if (!error.empty()) {
+        std::fprintf(stderr, "chorus-bench: %s\n", error.c_str());
+        return 1;
+      }
+    }
+  }
+  if (print && cfg.stats) {
+    std::printf("# statistics of rank 0 (Communicator::stats; warm-up, checks and barriers "
+                "included):\n%s", comm.stats_text().c_str());
+    if (!cfg.stats_json.empty()) {
+      std::string error = chorus_bench::write_stats_json(cfg.stats_json, comm.stats());
       if (!error.empty()) {
         std::fprintf(stderr, "chorus-bench: %s\n", error.c_str());
         return 1;

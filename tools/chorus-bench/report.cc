@@ -33,7 +33,9 @@ nlohmann::ordered_json mode_json(const ModeResult& m, const char* prefix) {
   return {{p + "time_us", m.time_us},
           {p + "algbw", m.algbw},
           {p + "busbw", m.busbw},
-          {p + "wrong", m.wrong < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(m.wrong)}};
+          {p + "wrong", m.wrong < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(m.wrong)},
+          {p + "stats_time_us",
+           m.stats_time_us < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(m.stats_time_us)}};
 }
 
 }  // namespace
@@ -89,6 +91,20 @@ void print_footer(const std::vector<RowResult>& rows, bool checked) {
     std::printf("# Out of bounds values : N/A (check disabled)\n");
   std::printf("# Avg bus bandwidth    : %g\n#\n", rows.empty() ? 0.0 : sum / (2.0 * rows.size()));
   std::fflush(stdout);
+}
+
+std::string write_stats_json(const std::string& path, const std::vector<chorus::OpStatsRow>& rows) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& r : rows)
+    out.push_back({{"op", r.op}, {"size_class", r.size_class}, {"count", r.count},
+                   {"bytes", r.bytes}, {"total_us", r.total_us}, {"mean_us", r.mean_us},
+                   {"p50_us", r.p50_us}, {"p99_us", r.p99_us}, {"max_us", r.max_us},
+                   {"busbw_gbps", r.busbw_gbps}, {"algo", r.algo}});
+  std::ofstream f(path);
+  if (!f) return "cannot open " + path + ": " + std::strerror(errno);
+  f << out.dump(2) << "\n";
+  f.close();
+  return f ? "" : "cannot write " + path;
 }
 
 std::string write_json(const std::string& path, const std::vector<RowResult>& rows, int nranks) {

@@ -1,5 +1,6 @@
 // chorus-bench output: the nccl-tests style table on stdout and the JSON file.
 #pragma once
+#include "chorus/profiler.h"
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ std::int64_t total_wrong(const std::vector<RowResult>& rows);
 // ip_busbw, ip_wrong (bandwidths in GB/s; *_wrong null when unchecked; redop null for
 // collectives without one, root null for collectives without one).
 // Returns an error message, or "" on success.
+// Writes Communicator::stats() rows as a JSON array; "" or the error.
+std::string write_stats_json(const std::string& path, const std::vector<chorus::OpStatsRow>& rows);
 std::string write_json(const std::string& path, const std::vector<RowResult>& rows, int nranks);
 
 }  // namespace chorus_bench

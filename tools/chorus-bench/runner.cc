@@ -33,11 +33,18 @@ ModeResult Runner::run_mode(Coll c, const Shape& shape, bool in_place) {
   comm_.barrier();
   for (int i = 0; i < cfg_.warmup_iters; ++i) run_once();
   comm_.barrier();
+  const std::size_t bytes_reported = shape.elems * es;
+  const auto before = cfg_.stats ? stats_row(c, bytes_reported) : std::pair<std::uint64_t, double>{};
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < cfg_.iters; ++i) run_once();
   std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
 
   ModeResult r;
+  if (cfg_.stats) {
+    const auto after = stats_row(c, bytes_reported);
+    const std::uint64_t n = after.first - before.first;
+    r.stats_time_us = max_over_ranks(n > 0 ? (after.second - before.second) / n : -1.0);
+  }
   r.time_us = max_over_ranks(took.count() / cfg_.iters);
   double bytes = static_cast<double>(shape.elems * es);
   r.algbw = r.time_us > 0 ? bytes / (r.time_us * 1e3) : 0;  // bytes/us/1e3 = GB/s
@@ -48,6 +55,15 @@ ModeResult Runner::run_mode(Coll c, const Shape& shape, bool in_place) {
     r.wrong = sum_over_ranks(count_wrong(spec, l));
   }
   return r;
+}
+
+std::pair<std::uint64_t, double> Runner::stats_row(Coll c, std::size_t bytes) const {
+  std::size_t cls = 1;
+  while (cls <= bytes / 2) cls <<= 1;
+  for (const chorus::OpStatsRow& row : comm_.stats())
+    if (row.op == coll_name(c) && row.size_class == (bytes == 0 ? 0 : cls))
+      return {row.count, row.total_us};
+  return {0, 0.0};
 }
 
 double Runner::max_over_ranks(double value) {

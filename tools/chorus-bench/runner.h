@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "bench_config.h"
@@ -16,6 +17,9 @@ struct ModeResult {
   double algbw = 0;         // GB/s
   double busbw = 0;         // GB/s
   std::int64_t wrong = -1;  // mismatching elements over all ranks; -1 = not checked
+  // --stats: the timed iterations' mean time from Communicator::stats() (the difference
+  // of its row before and after them), max over ranks; -1 = not collected.
+  double stats_time_us = -1;
 };
 
 struct RowResult {
@@ -40,6 +44,8 @@ class Runner {
   ModeResult run_mode(Coll c, const Shape& shape, bool in_place);
   double max_over_ranks(double value);
   std::int64_t sum_over_ranks(std::int64_t value);
+  // (count, total_us) of this rank's statistics row for collective `c` at `bytes`.
+  std::pair<std::uint64_t, double> stats_row(Coll c, std::size_t bytes) const;
 
   chorus::Communicator& comm_;
   const BenchConfig& cfg_;

@@ -62,6 +62,7 @@ bool inject(const StressConfig& cfg, int rank, std::int64_t step, bool* exit_now
 int stress(const StressConfig& cfg) {
   chorus::Options options;
   options.timeout = cfg.timeout;
+  options.stats = cfg.stats;
   chorus::Communicator world = chorus::Communicator::init_from_env(options);
   const int rank = world.rank();
   const bool print = rank == 0;
@@ -93,6 +94,8 @@ int stress(const StressConfig& cfg) {
         break;  // every rank gets the same answer, so every rank stops at this step
       }
     }
+    for (const auto& d : cfg.delays)
+      if (d.rank == rank) std::this_thread::sleep_for(d.delay);
     bool exit_now = false;
     const bool desync = inject(cfg, rank, step, &exit_now);
     if (exit_now) return 0;
@@ -124,6 +127,7 @@ int stress(const StressConfig& cfg) {
     std::printf("# %s\n%s# wrong results on all ranks: %lld\n",
                 report.progress_line(elapsed, step).c_str(), report.summary_table().c_str(),
                 static_cast<long long>(wrong));
+    if (cfg.stats) std::printf("%s", engine->stats_text().c_str());
     if (!cfg.json_path.empty()) {
       std::ofstream out(cfg.json_path);
       out << report.summary_json(step, elapsed) << "\n";

@@ -101,6 +101,18 @@ std::string Stress::describe() const {
   return out;
 }
 
+std::string Stress::stats_text() const {
+  std::string out = "# statistics of rank " + std::to_string(world_.rank()) + ", world:\n" +
+                    world_.stats_text();
+  for (std::size_t i = 0; i < subs_.size(); ++i) {
+    std::string dims;
+    for (int d = 0; d < kNumDims; ++d)
+      if (sub_of_[d] == static_cast<int>(i)) dims += std::string(dims.empty() ? "" : ",") + kDimNames[d];
+    out += "# sub-communicator " + dims + ":\n" + subs_[i].stats_text();
+  }
+  return out;
+}
+
 std::vector<OpOutcome> Stress::run_step(std::int64_t step, bool desync) {
   std::vector<OpSpec> ops = plan_step(cfg_, step, sizes_);
   if (desync && !ops.empty())

@@ -41,6 +41,8 @@ class Stress {
 
   // Human-readable layout, e.g. "tp: 2 ranks (sub-communicator), dp: 4 ranks (world)".
   std::string describe() const;
+  // This rank's per-operation statistics of every communicator (--stats), one table each.
+  std::string stats_text() const;
 
  private:
   chorus::Communicator& comm_of(int dim);

@@ -25,7 +25,7 @@ std::string finish(const std::string& pattern, const std::string& size,
                    const std::string& duration, const std::string& log_interval,
                    const std::string& timeout, const std::string& skew,
                    const std::string& groups, const std::vector<std::string>& injections,
-                   StressConfig* cfg) {
+                   const std::vector<std::string>& delays, StressConfig* cfg) {
   if (pattern == "5d") {
     cfg->pattern = Pattern::k5d;
   } else if (pattern == "random") {
@@ -56,6 +56,11 @@ std::string finish(const std::string& pattern, const std::string& size,
     auto inj = parse_injection(text);
     if (!inj) return "--inject: expected exit|kill|stall|desync@RANK:STEP, got '" + text + "'";
     cfg->injections.push_back(*inj);
+  }
+  for (const std::string& text : delays) {
+    auto d = parse_delay(text);
+    if (!d) return "--delay: expected RANK:DURATION (e.g. 2:5ms), got '" + text + "'";
+    cfg->delays.push_back(*d);
   }
   return "";
 }
@@ -95,6 +100,25 @@ std::optional<Injection> parse_injection(const std::string& text) {
   return inj;
 }
 
+std::optional<Delay> parse_delay(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  Delay d{};
+  std::chrono::milliseconds ms{0};
+  const std::string dur = text.substr(colon + 1);
+  if (!parse_number(std::string_view(text.data(), colon), &d.rank) || d.rank < 0) return std::nullopt;
+  // Microsecond resolution for "500us"; the shared parser works in milliseconds.
+  if (dur.size() > 2 && dur.substr(dur.size() - 2) == "us") {
+    long long us = 0;
+    if (!parse_number(std::string_view(dur.data(), dur.size() - 2), &us)) return std::nullopt;
+    d.delay = std::chrono::microseconds(us);
+    return d;
+  }
+  if (!chorus_tools::parse_duration(dur, &ms)) return std::nullopt;
+  d.delay = ms;
+  return d;
+}
+
 std::optional<std::vector<GroupSpec>> parse_groups(const std::string& text) {
   std::vector<GroupSpec> out;
   bool have_rest = false;
@@ -128,7 +152,7 @@ int parse_args(int argc, char** argv, StressConfig* cfg) {
                "a launcher, e.g. chorus-run -n 8 chorus-stress --duration 30s"};
   std::string pattern = "5d", size = "4M", duration, log_interval = "10s", timeout, skew = "0ms",
               groups;
-  std::vector<std::string> injections;
+  std::vector<std::string> injections, delays;
   app.add_option("--pattern", pattern,
                  "5d (tp/dp all_reduce, ep all_to_all, sp/pp all_gather on five streams), "
                  "random, or one collective: all_reduce, all_gather, reduce_scatter, "
@@ -160,6 +184,11 @@ int parse_args(int argc, char** argv, StressConfig* cfg) {
   app.add_option("--inject", injections,
                  "Fault: exit@RANK:STEP, kill@RANK:STEP, stall@RANK:STEP or desync@RANK:STEP "
                  "(repeatable)");
+  app.add_option("--delay", delays,
+                 "RANK:DURATION: that rank sleeps this long before every step, a straggler "
+                 "on purpose (e.g. 2:5ms; repeatable)");
+  app.add_flag("--stats", cfg->stats,
+               "Collect per-operation statistics (Communicator::stats) and print rank 0's at the end");
   app.add_option("--json", cfg->json_path, "Rank 0 writes the per-op summary here as JSON");
   try {
     app.parse(argc, argv);
@@ -167,7 +196,8 @@ int parse_args(int argc, char** argv, StressConfig* cfg) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   std::string error =
-      finish(pattern, size, duration, log_interval, timeout, skew, groups, injections, cfg);
+      finish(pattern, size, duration, log_interval, timeout, skew, groups, injections, delays,
+             cfg);
   if (!error.empty()) {
     std::cerr << error << "\nRun with --help for more information.\n";
     return 2;

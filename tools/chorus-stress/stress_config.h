@@ -39,6 +39,13 @@ struct Injection {
 };
 std::optional<Injection> parse_injection(const std::string& text);  // "kill@2:10"
 
+// --delay: rank `rank` sleeps `delay` before issuing each step (a straggler on purpose).
+struct Delay {
+  int rank;
+  std::chrono::microseconds delay;
+};
+std::optional<Delay> parse_delay(const std::string& text);  // "2:5ms"
+
 // --groups: dimension sizes, first listed varies fastest over the ranks; size 0 = "rest"
 // (the world size divided by the product of the others).
 struct GroupSpec {
@@ -63,6 +70,8 @@ struct StressConfig {
   std::chrono::milliseconds deadline_skew{0};    // unsafe mode: rank r stops r*skew later
   std::vector<GroupSpec> groups;
   std::vector<Injection> injections;
+  std::vector<Delay> delays;
+  bool stats = false;                            // collect and print per-op statistics
   std::string json_path;                         // rank 0 writes the summary here
 };
 

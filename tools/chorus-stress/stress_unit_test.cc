@@ -149,5 +149,17 @@ TEST(StressData, ExactResultsPassAndAWrongElementIsNamed) {
   }
 }
 
+TEST(StressConfig, ParsesDelays) {
+  auto d = parse_delay("2:5ms");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->rank, 2);
+  EXPECT_EQ(d->delay, std::chrono::milliseconds(5));
+  auto us = parse_delay("0:500us");
+  ASSERT_TRUE(us);
+  EXPECT_EQ(us->delay, std::chrono::microseconds(500));
+  for (const char* bad : {"", "2", "x:5ms", "-1:5ms", "2:", "2:fast"})
+    EXPECT_FALSE(parse_delay(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace chorus_stress

@@ -1,0 +1,163 @@
+// Timeline file: Chrome trace-event JSON, one span per operation.
+#include "diag/timeline.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "diag/flight_recorder.h"
+#include "diag/log.h"
+#include "util/strings.h"
+
+namespace chorus::diag {
+
+namespace {
+
+constexpr std::size_t kFlushBytes = 1 << 20;
+
+// JSON string body: quotes, backslashes and control characters escaped.
+std::string esc(const char* s) {
+  std::string out;
+  for (const char* p = s; *p; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += str_printf("\\u%04x", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string expand_file_pattern(const std::string& pattern, int rank) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      const char c = pattern[++i];
+      if (c == 'h') out += this_host();
+      else if (c == 'p') out += std::to_string(::getpid());
+      else if (c == 'r') out += std::to_string(rank);
+      else out += c;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+Timeline& Timeline::process() {
+  static Timeline t;
+  return t;
+}
+
+Timeline::~Timeline() {
+  std::lock_guard<std::mutex> g(mu_);
+  close_locked();
+}
+
+bool Timeline::is_open() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return file_ != nullptr;
+}
+
+bool Timeline::acquire(const std::string& pattern, int rank, int size,
+                       const ClockAlignment& clock) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (file_ != nullptr) {
+    ++users_;
+    return true;
+  }
+  const std::string path = expand_file_pattern(pattern, rank);
+  file_ = std::fopen(path.c_str(), "we");
+  if (file_ == nullptr) {
+    CHORUS_LOG(WARN, Coll, "cannot open CHORUS_TIMELINE file %s (errno %d); no timeline",
+               path.c_str(), errno);
+    return false;
+  }
+  users_ = 1;
+  pid_ = rank;
+  offset_ns_ = clock.offset_ns;
+  first_event_ = true;
+  tracks_.clear();
+  buf_ = str_printf(
+      "{\"otherData\":{\"chorus_timeline\":%d,\"rank\":%d,\"size\":%d,\"host\":\"%s\","
+      "\"pid\":%d,\"clock\":{\"reference_rank\":%d,\"offset_us\":%.3f,\"error_us\":%.3f,"
+      "\"samples\":%d,\"method\":\"%s\",\"source\":\"CLOCK_MONOTONIC\"}},\n"
+      "\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n",
+      kTimelineVersion, rank, size, esc(this_host().c_str()).c_str(), static_cast<int>(::getpid()),
+      clock.reference_rank, static_cast<double>(clock.offset_ns) / 1e3,
+      static_cast<double>(clock.error_ns) / 1e3, clock.samples, clock.method);
+  buf_ += str_printf(
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"rank %d (%s pid %d)\"}}",
+      rank, rank, esc(this_host().c_str()).c_str(), static_cast<int>(::getpid()));
+  buf_ += str_printf(",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"args\":{\"sort_index\":%d}}",
+                     rank, rank);
+  first_event_ = false;
+  return true;
+}
+
+void Timeline::release() {
+  std::lock_guard<std::mutex> g(mu_);
+  if (users_ > 0 && --users_ == 0) close_locked();
+}
+
+void Timeline::add_comm(std::uint32_t comm_id, const std::string& key, int rank, int size) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (file_ == nullptr) return;
+  buf_ += str_printf(",\n{\"ph\":\"M\",\"name\":\"chorus_comm\",\"pid\":%d,\"args\":{\"comm\":%u,"
+                     "\"key\":\"%s\",\"rank\":%d,\"size\":%d}}",
+                     pid_, comm_id, esc(key.c_str()).c_str(), rank, size);
+}
+
+std::string Timeline::track_locked(const OpEvent& e) {
+  const long tid = static_cast<long>(e.comm_id) * 1000 + e.stream + 1;
+  if (tracks_.insert(tid).second) {
+    buf_ += str_printf(",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%ld,"
+                       "\"args\":{\"name\":\"comm %u stream %s\"}}",
+                       pid_, tid, e.comm_id, esc(e.stream_name).c_str());
+    buf_ += str_printf(",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%ld,"
+                       "\"args\":{\"sort_index\":%ld}}", pid_, tid, tid);
+  }
+  return std::to_string(tid);
+}
+
+void Timeline::span(const OpEvent& e) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (file_ == nullptr) return;
+  const std::string tid = track_locked(e);
+  const double ts = static_cast<double>(e.start_ns + offset_ns_) / 1e3;
+  const double dur = static_cast<double>(e.end_ns - e.start_ns) / 1e3;
+  const double queued = e.issue_ns > 0 ? static_cast<double>(e.start_ns - e.issue_ns) / 1e3 : 0;
+  buf_ += str_printf(
+      ",\n{\"ph\":\"X\",\"cat\":\"chorus\",\"name\":\"%s\",\"pid\":%d,\"tid\":%s,\"ts\":%.3f,"
+      "\"dur\":%.3f,\"args\":{\"comm\":%u,\"rank\":%d,\"size\":%d,\"seq\":%llu,\"dtype\":\"%s\","
+      "\"redop\":\"%s\",\"count\":%zu,\"bytes\":%zu,\"algo\":\"%s\",\"root\":%d,\"peer\":%d,"
+      "\"stream\":\"%s\",\"queued_us\":%.3f,\"ok\":%s}}",
+      e.name, pid_, tid.c_str(), ts, dur, e.comm_id, e.rank, e.size,
+      static_cast<unsigned long long>(e.seq), e.dtype, e.redop, e.count, e.bytes, e.algo, e.root,
+      e.peer, esc(e.stream_name).c_str(), queued, e.ok ? "true" : "false");
+  if (buf_.size() >= kFlushBytes) flush_locked();
+}
+
+void Timeline::flush_locked() {
+  if (file_ == nullptr || buf_.empty()) return;
+  std::fwrite(buf_.data(), 1, buf_.size(), file_);
+  std::fflush(file_);
+  buf_.clear();
+}
+
+void Timeline::close_locked() {
+  if (file_ == nullptr) return;
+  buf_ += "\n]}\n";
+  flush_locked();
+  std::fclose(file_);
+  file_ = nullptr;
+  users_ = 0;
+}
+
+}  // namespace chorus::diag
