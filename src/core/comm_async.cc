@@ -91,7 +91,7 @@ void CommImpl::post_p2p(std::unique_ptr<PendingOp> p) {
     retire();
     done.work->complete(std::move(s));
   };
-  Status refused = refuse(op.name, op.tag.seq);
+  Status refused = refuse(op.name, op.seq());
   if (!refused.is_ok()) return finish(*p, drop(op, std::move(refused)));
   recorder_->start(op.rec, "p2p");
   const Deadline deadline = Deadline::after(op.timeout);
@@ -102,7 +102,7 @@ void CommImpl::post_p2p(std::unique_ptr<PendingOp> p) {
   auto done = [this, shared, finish](Status s) {
     IssuedOp& o = shared->op;
     if (s.is_ok()) recorder_->done(o.rec);
-    else s = fail(s.with_peer(o.peer).with_seq(static_cast<std::int64_t>(o.tag.seq)),
+    else s = fail(p2p_failure(s, o),
                   op_context(o), o.rec);
     finish(*shared, std::move(s));
   };

@@ -138,10 +138,10 @@ Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer,
   const std::uint32_t comm = comm_id_ | kP2pCommBit | (tag != 0 ? kP2pTaggedBit : 0u);
   std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
   if (tag != 0) sig |= transport::kSigUnordered;
-  op.tag = transport::Tag{comm, next_p2p_seq(sending, peer, tag), static_cast<std::uint32_t>(tag),
-                          sig};
+  op.tag = transport::Tag{comm, kP2pSeqBase + next_p2p_seq(sending, peer, tag),
+                          static_cast<std::uint32_t>(tag), sig};
   op.stream_label = streams_[stream]->label();
-  op.rec = record_p2p(name, op.tag.seq, peer, bytes, op.stream_label);
+  op.rec = record_p2p(name, op.seq(), peer, bytes, op.stream_label);
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
 }
@@ -206,7 +206,7 @@ Status CommImpl::execute(IssuedOp& op) {
 }
 
 Status CommImpl::execute_p2p(IssuedOp& op) {
-  Status refused = refuse(op.name, op.tag.seq);
+  Status refused = refuse(op.name, op.seq());
   if (!refused.is_ok()) return drop(op, std::move(refused));
   recorder_->start(op.rec, "p2p");
   const Deadline deadline = Deadline::after(op.timeout);
@@ -217,7 +217,7 @@ Status CommImpl::execute_p2p(IssuedOp& op) {
     recorder_->done(op.rec);
     return s;
   }
-  return fail(s.with_peer(op.peer).with_seq(static_cast<std::int64_t>(op.tag.seq)),
+  return fail(p2p_failure(s, op),
               op_context(op), op.rec);
 }
 
