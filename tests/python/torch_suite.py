@@ -89,7 +89,14 @@ class TestChorusSuite(TestDistBackend, DistributedTest._DistTestBase):
 
 # --- Expected outcomes -------------------------------------------------------------------
 # Tests expected to fail on chorus, with the reason. "both" = both modes.
+_ANY_SOURCE = ("recv without a source (recvAnysource) is not implemented: it needs a "
+               "non-consuming probe in the transports, which are being rewritten")
 EXPECTED = {
+    "both": {
+        "test_send_recv_any_source": _ANY_SOURCE,
+        "test_send_recv_any_source_autograd_profiler": _ANY_SOURCE,
+        "test_send_recv_any_source_torch_profiler": _ANY_SOURCE,
+    },
     "plugin": {},
     "as_gloo": {},
     "gloo": {},
