@@ -3,6 +3,7 @@
 // monitoredBarrier (through the store, so a missing rank never disturbs the data path).
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,24 @@ void ProcessGroupChorus::monitoredBarrier(const c10d::BarrierOptions& opts, bool
                 " failed to pass monitoredBarrier in ", timeout.count(), " ms");
   }
   store_->set(base + "released", std::vector<uint8_t>{1});
+}
+
+void ProcessGroupChorus::setSequenceNumberForGroup() {
+  const std::string key = "chorus_sequence_number";
+  if (rank_ == 0) {
+    std::random_device rd;
+    seq_start_ = (static_cast<std::uint64_t>(rd()) << 32 | rd()) >> 16;  // room to count up
+    const std::string text = std::to_string(seq_start_);
+    store_->set(key, std::vector<uint8_t>(text.begin(), text.end()));
+  } else {
+    const std::vector<uint8_t> raw = store_->get(key);
+    seq_start_ = std::stoull(std::string(raw.begin(), raw.end()));
+  }
+  issued_.store(0, std::memory_order_relaxed);
+}
+
+uint64_t ProcessGroupChorus::getSequenceNumberForGroup() {
+  return seq_start_ + issued_.load(std::memory_order_relaxed);
 }
 
 }  // namespace chorus::torch_backend

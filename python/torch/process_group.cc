@@ -167,6 +167,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
     std::lock_guard<std::mutex> lock(issue_mu_);
     try {
       work = issue();
+      issued_.fetch_add(1, std::memory_order_relaxed);
     } catch (const chorus::Error& e) {
       TORCH_CHECK(false, "chorus backend: ", e.what());
     }

@@ -7,6 +7,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -148,6 +149,10 @@ class ProcessGroupChorus : public c10d::ProcessGroup {
   // not ("Rank 1 failed to pass monitoredBarrier in 2000 ms"), or all of them with
   // `wait_all_ranks`; the other ranks throw when rank 0 does not release them in time.
   void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
+  // extra_ops.cc: torch sets one for gloo and nccl groups (gloo's way: rank 0 draws a
+  // random start and shares it through the store); get = start + operations issued since.
+  void setSequenceNumberForGroup() override;
+  uint64_t getSequenceNumberForGroup() override;
 
  private:
   // Issues `issue` (a call of comm_'s *_async) under the issue lock, translating chorus
@@ -165,6 +170,8 @@ class ProcessGroupChorus : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Store> store_;  // monitoredBarrier's channel
   std::chrono::milliseconds timeout_;
   std::uint64_t monitored_barriers_ = 0;   // names each one's store keys
+  std::uint64_t seq_start_ = 0;            // setSequenceNumberForGroup()
+  std::atomic<std::uint64_t> issued_{0};   // operations issued (launch())
   chorus::Stream p2p_stream_;              // send/recv: never behind a collective
   std::shared_ptr<Graveyard> graveyard_ = std::make_shared<Graveyard>();
   std::unique_ptr<chorus::Communicator> comm_;

@@ -1,6 +1,7 @@
 """Backend "chorus": point-to-point order and tags, torch's coalescing, and the operations
 added for PyTorch's own test suite (all_gather_coalesced, sparse all_reduce,
-monitored_barrier), each against gloo's result where gloo has one.
+monitored_barrier, group sequence numbers), each against gloo's result where gloo has
+one.
 
 t_irecv_before_isend is the hang of issue 14: every rank receives from its peer before
 sending to it; before the fix the send queued behind the receive on both ranks and both
@@ -105,7 +106,19 @@ def t_monitored_barrier(rank, size, gloo):
     dist.barrier()
 
 
+def t_sequence_number(rank, size, gloo):
+    # torch sets it on gloo (and nccl) groups; the suite's as_gloo mode depends on it.
+    pg = c10d._get_default_group()
+    pg._set_sequence_number_for_group()
+    first = pg._get_sequence_number_for_group()
+    everyone = [None] * size
+    dist.all_gather_object(everyone, first, group=gloo)
+    check(len(set(everyone)) == 1, f"sequence numbers differ across ranks: {everyone}")
+    dist.all_reduce(torch.ones(2))
+    check(pg._get_sequence_number_for_group() == first + 1, "one more after an all_reduce")
+
+
 if __name__ == "__main__":
     rank, size, gloo = init(timeout_s=20)
     main([t_irecv_before_isend, t_batch_isend_irecv, t_tags, t_all_gather_coalesced,
-          t_sparse_all_reduce, t_monitored_barrier], rank, size, gloo)
+          t_sparse_all_reduce, t_monitored_barrier, t_sequence_number], rank, size, gloo)
