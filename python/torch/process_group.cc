@@ -81,8 +81,8 @@ void Graveyard::clear() {
 
 std::string failure_text(const std::string& op, chorus::ErrorCode code, const std::string& message) {
   if (code == chorus::ErrorCode::kTimeout)
-    return op + " failed with a timeout (kTimeout): " + message;
-  return op + " failed: " + message;
+    return op + " failed with a timeout (" + chorus::to_string(code) + "): " + message;
+  return op + " failed: " + chorus::to_string(code) + ": " + message;
 }
 
 // --- ChorusWork -----------------------------------------------------------------------

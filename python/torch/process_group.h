@@ -84,9 +84,10 @@ class ChorusWork : public c10d::Work {
 // interpreter finalizes would be killed by Python (std::terminate).
 bool drain(std::chrono::milliseconds timeout);
 
-// The text of a failed operation's RuntimeError: "<op> failed: <message>", and for
-// kTimeout "<op> failed with a timeout (kTimeout): <message>", so that torch's tests and
-// users' regexes (" (Timed out|closed|timeout) ") recognise it.
+// The text of a failed operation's RuntimeError: "<op> failed: <code>: <message>" (code
+// as chorus::to_string names it: "peer_lost", ...), and for kTimeout "<op> failed with a
+// timeout (timeout): <message>", so that torch's tests and users' regexes
+// (" (Timed out|closed|timeout) ") recognise it.
 std::string failure_text(const std::string& op, chorus::ErrorCode code, const std::string& message);
 
 class ProcessGroupChorus : public c10d::ProcessGroup {
