@@ -1,21 +1,27 @@
 // P2pWaiter: one thread waits on all of a communicator's asynchronous transfers in short
 // rounds (the transport's wait returns when all of them are done or the round ends), so a
 // transfer that finishes while an older one is still pending is reported within a round.
+// A round that changes nothing doubles the next one (1 ms up to 8 ms): a receive pending
+// for long costs ~125 wake-ups a second, not 1000 (each wake-up also restarts the shared-
+// memory transport's polling phase).
 #include "core/p2p_waiter.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace chorus::core {
 
 namespace {
-// Longest a finished transfer waits to be reported while an older one is still pending;
-// also how soon a transfer added during a round is included in the next one.
-constexpr std::chrono::milliseconds kRound{1};
+// Rounds: the longest a finished transfer waits to be reported while an older one is still
+// pending (also how soon a transfer added during a round joins the next one).
+constexpr std::chrono::microseconds kFirstRound{1000};
+constexpr std::chrono::microseconds kLongestRound{8000};
 }  // namespace
 
 void P2pWaiter::add(transport::RequestPtr req, Deadline deadline, Done done) {
   std::lock_guard<std::mutex> g(mu_);
   items_.push_back(Item{std::move(req), deadline, std::move(done)});
+  round_ = kFirstRound;
   if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
   cv_.notify_one();
 }
@@ -56,8 +62,10 @@ void P2pWaiter::wait_round(std::unique_lock<std::mutex>& lk) {
     reqs.push_back(it.req.get());
     first = Deadline::earliest(first, it.deadline);
   }
+  const std::size_t before = items_.size();
+  const auto round = Deadline(Deadline::Clock::now() + round_);
   lk.unlock();
-  (void)t_.wait(reqs, Deadline::earliest(first, Deadline::after(kRound)));
+  (void)t_.wait(reqs, Deadline::earliest(first, round));
   const Status broken = t_.failure();
   lk.lock();
   std::vector<std::pair<Item, Status>> finished;
@@ -78,7 +86,11 @@ void P2pWaiter::wait_round(std::unique_lock<std::mutex>& lk) {
     finished.emplace_back(std::move(it), std::move(s));
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(i));
   }
-  if (finished.empty()) return;
+  if (finished.empty()) {
+    if (items_.size() == before) round_ = std::min(round_ * 2, kLongestRound);
+    return;
+  }
+  round_ = kFirstRound;
   reporting_ += finished.size();
   lk.unlock();
   for (auto& [it, s] : finished) {

@@ -4,6 +4,7 @@
 // from its peer before sending to it is safe). One thread per communicator (started on the
 // first request) waits on every request in flight and reports each as it finishes.
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -54,6 +55,7 @@ class P2pWaiter {
   std::condition_variable idle_cv_;  // wait_idle(): nothing in flight
   std::vector<Item> items_;
   std::size_t reporting_ = 0;  // items taken out whose `done` is running
+  std::chrono::microseconds round_{1000};  // grows while nothing changes (wait_round)
   bool stopping_ = false;
   std::thread thread_;
 };
