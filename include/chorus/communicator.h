@@ -125,6 +125,13 @@ class CHORUS_EXPORT Communicator {
   // count must equal the sender's (kDesync otherwise). REQUIRES: peer != rank().
   void send(const void* buf, std::size_t count, DataType dtype, int peer);
   void recv(void* buf, std::size_t count, DataType dtype, int peer);
+  // Tagged: each tag (>= 0; kInvalidArgument naming "tag" otherwise) of a pair is its own
+  // ordered sequence of messages, so a receive for tag 2 is matched by the sender's next
+  // tag-2 message whatever was sent under other tags before it. Tag 0 is the untagged
+  // sequence above. A tag the sender never uses leaves the receive waiting until its
+  // deadline (kTimeout naming the peer and tag).
+  void send(const void* buf, std::size_t count, DataType dtype, int peer, int tag);
+  void recv(void* buf, std::size_t count, DataType dtype, int peer, int tag);
   // Returns once every rank has entered the barrier.
   void barrier();
 
@@ -161,9 +168,18 @@ class CHORUS_EXPORT Communicator {
                     const Stream& stream = {});
   Work scatter_async(const void* send, void* recv, std::size_t count, DataType dtype, int root,
                      const Stream& stream = {});
+  // Sends and receives start after the earlier operations of their stream (collectives
+  // completed, sends and receives posted) but do not hold back later ones: a receive
+  // issued before a send to the same peer never blocks that send, and later operations of
+  // the stream do not wait for a pending send or receive (wait for its Work before touching
+  // its buffer).
   Work send_async(const void* buf, std::size_t count, DataType dtype, int peer,
                   const Stream& stream = {});
   Work recv_async(void* buf, std::size_t count, DataType dtype, int peer,
+                  const Stream& stream = {});
+  Work send_async(const void* buf, std::size_t count, DataType dtype, int peer, int tag,
+                  const Stream& stream = {});
+  Work recv_async(void* buf, std::size_t count, DataType dtype, int peer, int tag,
                   const Stream& stream = {});
   Work barrier_async(const Stream& stream = {});
 

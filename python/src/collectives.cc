@@ -243,42 +243,56 @@ void bind_exchanges(Cls& cls) {
 }
 
 void bind_p2p(Cls& cls) {
+  // prepare_p2p with the tag set.
+  auto p2p = [](Communicator& c, py::handle buf, int peer, bool recv, py::handle dtype, int tag) {
+    Prepared p = prepare_p2p(c, buf, peer, recv, dtype);
+    p.tag = tag;
+    return p;
+  };
   cls.def(
       "send",
-      [](PyComm& c, py::object buf, int peer, py::object dtype) {
-        run_blocking(
-            c, prepare_p2p(c.get(), buf, peer, false, dtype),
-            [](Communicator& x, const Prepared& p) { x.send(p.send, p.count, p.dtype, p.root); });
+      [p2p](PyComm& c, py::object buf, int peer, py::object dtype, int tag) {
+        run_blocking(c, p2p(c.get(), buf, peer, false, dtype, tag),
+                     [](Communicator& x, const Prepared& p) {
+                       x.send(p.send, p.count, p.dtype, p.root, p.tag);
+                     });
       },
-      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(),
-      "Sends buf to rank peer (matched by its recv).");
+      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(), "tag"_a = 0,
+      "Sends buf to rank peer (matched by its recv with the same tag; each tag >= 0 of a "
+      "pair is its own ordered sequence).");
   cls.def(
       "send_async",
-      [](py::object self, py::object buf, int peer, py::object dtype, py::object stream) {
-        return run_async(self, prepare_p2p(comm_of(self).get(), buf, peer, false, dtype), stream,
+      [p2p](py::object self, py::object buf, int peer, py::object dtype, int tag,
+            py::object stream) {
+        return run_async(self, p2p(comm_of(self).get(), buf, peer, false, dtype, tag), stream,
                          [](Communicator& x, const Prepared& p, const Stream& s) {
-                           return x.send_async(p.send, p.count, p.dtype, p.root, s);
+                           return x.send_async(p.send, p.count, p.dtype, p.root, p.tag, s);
                          });
       },
-      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(), "stream"_a = py::none());
+      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(), "tag"_a = 0,
+      "stream"_a = py::none());
   cls.def(
       "recv",
-      [](PyComm& c, py::object buf, int peer, py::object dtype) {
-        return run_blocking(
-            c, prepare_p2p(c.get(), buf, peer, true, dtype),
-            [](Communicator& x, const Prepared& p) { x.recv(p.recv, p.count, p.dtype, p.root); });
+      [p2p](PyComm& c, py::object buf, int peer, py::object dtype, int tag) {
+        return run_blocking(c, p2p(c.get(), buf, peer, true, dtype, tag),
+                            [](Communicator& x, const Prepared& p) {
+                              x.recv(p.recv, p.count, p.dtype, p.root, p.tag);
+                            });
       },
-      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(),
-      "Receives into buf from rank peer (the sizes must match). Returns buf.");
+      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(), "tag"_a = 0,
+      "Receives into buf from rank peer (the sizes must match; `tag` as for send). Returns "
+      "buf.");
   cls.def(
       "recv_async",
-      [](py::object self, py::object buf, int peer, py::object dtype, py::object stream) {
-        return run_async(self, prepare_p2p(comm_of(self).get(), buf, peer, true, dtype), stream,
+      [p2p](py::object self, py::object buf, int peer, py::object dtype, int tag,
+            py::object stream) {
+        return run_async(self, p2p(comm_of(self).get(), buf, peer, true, dtype, tag), stream,
                          [](Communicator& x, const Prepared& p, const Stream& s) {
-                           return x.recv_async(p.recv, p.count, p.dtype, p.root, s);
+                           return x.recv_async(p.recv, p.count, p.dtype, p.root, p.tag, s);
                          });
       },
-      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(), "stream"_a = py::none());
+      "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(), "tag"_a = 0,
+      "stream"_a = py::none());
   cls.def(
       "barrier", [](PyComm& c) { c.blocking([](Communicator& x) { x.barrier(); }); },
       "Returns once every rank has entered the barrier.");

@@ -22,6 +22,7 @@ struct Prepared {
   DataType dtype = DataType::kUint8;
   ReduceOp op = ReduceOp::kSum;
   int root = 0;  // root, or peer for send/recv
+  int tag = 0;   // send/recv
   // all_to_all_v only: counts and displacements (elements), held in `keep`.
   std::span<const std::size_t> send_counts, send_displs, recv_counts, recv_displs;
   py::object out = py::none();  // what the blocking call returns

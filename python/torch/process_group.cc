@@ -11,101 +11,9 @@
 
 #include "chorus/status.h"
 #include "profiling.h"
+#include "tensors.h"
 
 namespace chorus::torch_backend {
-
-namespace {
-
-constexpr const char* kSupported = "float32, float64, float16, bfloat16, int8, uint8, int32, int64";
-
-chorus::DataType to_dtype(const at::Tensor& t, const char* what) {
-  switch (t.scalar_type()) {
-    case at::kFloat: return DataType::kFloat32;
-    case at::kDouble: return DataType::kFloat64;
-    case at::kHalf: return DataType::kFloat16;
-    case at::kBFloat16: return DataType::kBfloat16;
-    case at::kChar: return DataType::kInt8;
-    case at::kByte: return DataType::kUint8;
-    case at::kInt: return DataType::kInt32;
-    case at::kLong: return DataType::kInt64;
-    default:
-      TORCH_CHECK(false, "chorus backend: ", what, " has dtype ", t.scalar_type(),
-                  ", which Chorus does not support (supported: ", kSupported, ")");
-  }
-}
-
-// A tensor Chorus reads or writes: CPU, dense, a supported dtype and (when Chorus uses
-// its memory directly) contiguous.
-void check_tensor(const at::Tensor& t, const char* what, bool direct = true) {
-  TORCH_CHECK(t.defined(), "chorus backend: ", what, " is an undefined tensor");
-  TORCH_CHECK(t.device().is_cpu(), "chorus backend: ", what, " is on device ", t.device(),
-              "; only CPU tensors are supported");
-  TORCH_CHECK(t.layout() == at::kStrided, "chorus backend: ", what,
-              " is not a dense (strided) tensor");
-  TORCH_CHECK(!direct || t.is_contiguous(), "chorus backend: ", what,
-              " is not contiguous; pass tensor.contiguous()");
-  to_dtype(t, what);
-}
-
-at::Tensor& single(std::vector<at::Tensor>& v, const char* what) {
-  TORCH_CHECK(v.size() == 1, "chorus backend: expected exactly one tensor in ", what,
-              " (one per device, CPU only), got ", v.size());
-  check_tensor(v[0], what);
-  return v[0];
-}
-
-void check_same(const at::Tensor& a, const at::Tensor& b, const char* what) {
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "chorus backend: ", what, " has dtype ",
-              b.scalar_type(), " but the input has ", a.scalar_type());
-}
-
-// A list of `n` tensors of `numel` elements each, of `like`'s dtype.
-void check_list(const std::vector<at::Tensor>& list, int n, int64_t numel, const at::Tensor& like,
-                const char* what) {
-  TORCH_CHECK(static_cast<int>(list.size()) == n, "chorus backend: ", what, " must hold ", n,
-              " tensors (one per rank), got ", list.size());
-  for (const auto& t : list) {
-    check_tensor(t, what, /*direct=*/false);
-    check_same(like, t, what);
-    TORCH_CHECK(t.numel() == numel, "chorus backend: every tensor of ", what, " must have ",
-                numel, " elements, got ", t.numel());
-  }
-}
-
-chorus::ReduceOp to_op(const c10d::ReduceOp& op) {
-  switch (op.op_) {
-    case c10d::ReduceOp::SUM: return chorus::ReduceOp::kSum;
-    case c10d::ReduceOp::AVG: return chorus::ReduceOp::kAvg;
-    case c10d::ReduceOp::PRODUCT: return chorus::ReduceOp::kProd;
-    case c10d::ReduceOp::MIN: return chorus::ReduceOp::kMin;
-    case c10d::ReduceOp::MAX: return chorus::ReduceOp::kMax;
-    default:
-      TORCH_CHECK(false, "chorus backend: ReduceOp ", static_cast<int>(op.op_),
-                  " (BAND, BOR, BXOR or PREMUL_SUM) is not supported; use SUM, AVG, PRODUCT, "
-                  "MIN or MAX");
-  }
-}
-
-// The concatenation of `list`, flattened, as one contiguous tensor.
-at::Tensor flat_cat(const std::vector<at::Tensor>& list) {
-  std::vector<at::Tensor> flat;
-  flat.reserve(list.size());
-  for (const auto& t : list) flat.push_back(t.reshape({-1}));
-  return at::cat(flat);
-}
-
-// Copies consecutive pieces of `flat` into the tensors of `list`.
-void scatter_copy(const at::Tensor& flat, std::vector<at::Tensor>& list) {
-  int64_t off = 0;
-  for (auto& t : list) {
-    t.copy_(flat.narrow(0, off, t.numel()).view(t.sizes()));
-    off += t.numel();
-  }
-}
-
-std::size_t count(const at::Tensor& t) { return static_cast<std::size_t>(t.numel()); }
-
-}  // namespace
 
 // --- C10dStore ------------------------------------------------------------------------
 
@@ -172,6 +80,12 @@ void Graveyard::clear() {
   }
 }  // `dead` released here, outside the lock
 
+std::string failure_text(const std::string& op, chorus::ErrorCode code, const std::string& message) {
+  if (code == chorus::ErrorCode::kTimeout)
+    return op + " failed with a timeout (" + chorus::to_string(code) + "): " + message;
+  return op + " failed: " + chorus::to_string(code) + ": " + message;
+}
+
 // --- ChorusWork -----------------------------------------------------------------------
 
 ChorusWork::ChorusWork(int rank, c10d::OpType type, chorus::Work work,
@@ -202,10 +116,10 @@ bool ChorusWork::wait(std::chrono::milliseconds timeout) {
       work_.wait();
     } else if (!work_.wait(timeout)) {
       TORCH_CHECK(false, "chorus backend: ", work_.op(), " (seq ", work_.seq(),
-                  ") still running after wait(timeout=", timeout.count(), " ms)");
+                  ") still running when wait() reached its timeout of ", timeout.count(), " ms");
     }
   } catch (const chorus::Error& e) {
-    TORCH_CHECK(false, "chorus backend: ", e.what());
+    TORCH_CHECK(false, "chorus backend: ", failure_text(work_.op(), e.code(), e.message()));
   }
   {
     std::lock_guard<std::mutex> lock(state_->mu);
@@ -221,7 +135,7 @@ bool ChorusWork::wait(std::chrono::milliseconds timeout) {
 
 ProcessGroupChorus::ProcessGroupChorus(const c10::intrusive_ptr<c10d::Store>& store, int rank,
                                        int size, std::chrono::milliseconds timeout)
-    : c10d::ProcessGroup(rank, size) {
+    : c10d::ProcessGroup(rank, size), store_(store), timeout_(timeout) {
   chorus::Options options;
   options.timeout = timeout;
   try {
@@ -230,6 +144,7 @@ ProcessGroupChorus::ProcessGroupChorus(const c10::intrusive_ptr<c10d::Store>& st
   } catch (const chorus::Error& e) {
     TORCH_CHECK(false, "chorus backend: creating the communicator failed: ", e.what());
   }
+  p2p_stream_ = comm_->create_stream("p2p");
   init();
 }
 
@@ -254,6 +169,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
     std::lock_guard<std::mutex> lock(issue_mu_);
     try {
       work = issue();
+      issued_.fetch_add(1, std::memory_order_relaxed);
     } catch (const chorus::Error& e) {
       TORCH_CHECK(false, "chorus backend: ", e.what());
     }
@@ -275,7 +191,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
     std::exception_ptr error;
     if (done.state() == chorus::Work::State::kFailed) {
       error = std::make_exception_ptr(std::runtime_error(
-          "chorus backend: " + done.op() + " failed: " + done.message()));
+          "chorus backend: " + failure_text(done.op(), done.code(), done.message())));
     } else if (state->finish) {
       try {
         state->finish();
@@ -318,6 +234,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::broadcast(std::vector<at::Ten
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::allreduce(std::vector<at::Tensor>& tensors,
                                                              const c10d::AllreduceOptions& opts) {
+  if (tensors.size() == 1 && tensors[0].defined() && tensors[0].is_sparse())
+    return allreduce_sparse(tensors[0], opts);
   at::Tensor& t = single(tensors, "tensors");
   const auto op = to_op(opts.reduceOp);
   return launch(c10d::OpType::ALLREDUCE, tensors, {}, [&] {
@@ -547,26 +465,6 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::alltoall(std::vector<at::Tens
                                          to_dtype(in, "input_tensor_list"));
       },
       [out, outs]() mutable { scatter_copy(out, outs); });
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::send(std::vector<at::Tensor>& tensors,
-                                                        int dst, int tag) {
-  at::Tensor& t = single(tensors, "tensor");
-  TORCH_CHECK(tag == 0, "chorus backend: send tags are not supported (tag=", tag,
-              "); messages between two ranks arrive in the order sent");
-  return launch(c10d::OpType::SEND, tensors, {}, [&] {
-    return comm_->send_async(t.data_ptr(), count(t), to_dtype(t, "tensor"), dst);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::recv(std::vector<at::Tensor>& tensors,
-                                                        int src, int tag) {
-  at::Tensor& t = single(tensors, "tensor");
-  TORCH_CHECK(tag == 0, "chorus backend: recv tags are not supported (tag=", tag,
-              "); messages between two ranks arrive in the order sent");
-  return launch(c10d::OpType::RECV, tensors, {}, [&] {
-    return comm_->recv_async(t.data_ptr(), count(t), to_dtype(t, "tensor"), src);
-  });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::barrier(const c10d::BarrierOptions&) {

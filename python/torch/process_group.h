@@ -7,6 +7,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -83,6 +84,12 @@ class ChorusWork : public c10d::Work {
 // interpreter finalizes would be killed by Python (std::terminate).
 bool drain(std::chrono::milliseconds timeout);
 
+// The text of a failed operation's RuntimeError: "<op> failed: <code>: <message>" (code
+// as chorus::to_string names it: "peer_lost", ...), and for kTimeout "<op> failed with a
+// timeout (timeout): <message>", so that torch's tests and users' regexes
+// (" (Timed out|closed|timeout) ") recognise it.
+std::string failure_text(const std::string& op, chorus::ErrorCode code, const std::string& message);
+
 class ProcessGroupChorus : public c10d::ProcessGroup {
  public:
   // Collective over the group: rendezvous of a new chorus::Communicator through `store`;
@@ -128,6 +135,26 @@ class ProcessGroupChorus : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
 
+  // p2p.cc: torch's coalescing (batch_isend_irecv) is a Chorus group: the operations issued
+  // in between are recorded and run together at endCoalescing(), which returns when they
+  // have completed (their Works then are too).
+  void startCoalescing() override;
+  void endCoalescing(std::vector<c10::intrusive_ptr<c10d::Work>>& reqs) override;
+
+  // extra_ops.cc: all_gather_coalesced (one all_gather of the inputs packed together).
+  c10::intrusive_ptr<c10d::Work> allgather_coalesced(
+      std::vector<std::vector<at::Tensor>>& output_lists, std::vector<at::Tensor>& inputs,
+      const c10d::AllgatherOptions& opts) override;
+  // extra_ops.cc: rank 0 waits (opts.timeout, else the group's timeout) for every rank to
+  // arrive, through the store (not the data path); it throws naming the first rank that did
+  // not ("Rank 1 failed to pass monitoredBarrier in 2000 ms"), or all of them with
+  // `wait_all_ranks`; the other ranks throw when rank 0 does not release them in time.
+  void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
+  // extra_ops.cc: torch sets one for gloo and nccl groups (gloo's way: rank 0 draws a
+  // random start and shares it through the store); get = start + operations issued since.
+  void setSequenceNumberForGroup() override;
+  uint64_t getSequenceNumberForGroup() override;
+
  private:
   // Issues `issue` (a call of comm_'s *_async) under the issue lock, translating chorus
   // errors, and wraps the result.
@@ -136,7 +163,17 @@ class ProcessGroupChorus : public c10d::ProcessGroup {
                                         const std::function<chorus::Work()>& issue,
                                         std::function<void()> finish = {});
 
+  // extra_ops.cc: all_reduce of a sparse COO tensor: the indices and values of every rank
+  // gathered, summed and coalesced (gloo's result); SUM only.
+  c10::intrusive_ptr<c10d::Work> allreduce_sparse(at::Tensor& t, const c10d::AllreduceOptions& opts);
+
   std::mutex issue_mu_;
+  c10::intrusive_ptr<c10d::Store> store_;  // monitoredBarrier's channel
+  std::chrono::milliseconds timeout_;
+  std::uint64_t monitored_barriers_ = 0;   // names each one's store keys
+  std::uint64_t seq_start_ = 0;            // setSequenceNumberForGroup()
+  std::atomic<std::uint64_t> issued_{0};   // operations issued (launch())
+  chorus::Stream p2p_stream_;              // send/recv: never behind a collective
   std::shared_ptr<Graveyard> graveyard_ = std::make_shared<Graveyard>();
   std::unique_ptr<chorus::Communicator> comm_;
 };

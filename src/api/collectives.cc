@@ -19,10 +19,19 @@ Work run_async(core::CommImpl& impl, CollKind kind, const CollArgs& args, const 
 }
 
 Work p2p_async(core::CommImpl& impl, bool sending, const void* buf, std::size_t bytes, int peer,
-               const Stream& stream) {
+               int tag, const Stream& stream) {
   const int id = api::stream_id(impl, stream);
   // The transport only reads a send buffer; one path serves both directions.
-  return Work(api::value_or_throw(impl.p2p_async(sending, const_cast<void*>(buf), bytes, peer, id)));
+  return Work(api::value_or_throw(
+      impl.p2p_async(sending, const_cast<void*>(buf), bytes, peer, id, tag)));
+}
+
+int checked_tag(int tag) {
+  if (tag < 0)
+    throw Error(ErrorCode::kInvalidArgument,
+                "tag must be >= 0 (each tag of a pair of ranks is its own message sequence), "
+                "got " + std::to_string(tag));
+  return tag;
 }
 
 }  // namespace
@@ -137,23 +146,43 @@ Work Communicator::scatter_async(const void* send, void* recv, std::size_t count
 }
 
 void Communicator::send(const void* buf, std::size_t count, DataType dtype, int peer) {
-  throw_if_error(impl().send(buf, api::p2p_bytes(true, rank(), size(), buf, count, dtype, peer), peer));
+  send(buf, count, dtype, peer, 0);
+}
+
+void Communicator::send(const void* buf, std::size_t count, DataType dtype, int peer, int tag) {
+  const std::size_t bytes = api::p2p_bytes(true, rank(), size(), buf, count, dtype, peer);
+  throw_if_error(impl().send(buf, bytes, peer, checked_tag(tag)));
 }
 
 Work Communicator::send_async(const void* buf, std::size_t count, DataType dtype, int peer,
                               const Stream& stream) {
-  return p2p_async(impl(), true, buf, api::p2p_bytes(true, rank(), size(), buf, count, dtype, peer),
-                   peer, stream);
+  return send_async(buf, count, dtype, peer, 0, stream);
+}
+
+Work Communicator::send_async(const void* buf, std::size_t count, DataType dtype, int peer,
+                              int tag, const Stream& stream) {
+  const std::size_t bytes = api::p2p_bytes(true, rank(), size(), buf, count, dtype, peer);
+  return p2p_async(impl(), true, buf, bytes, peer, checked_tag(tag), stream);
 }
 
 void Communicator::recv(void* buf, std::size_t count, DataType dtype, int peer) {
-  throw_if_error(impl().recv(buf, api::p2p_bytes(false, rank(), size(), buf, count, dtype, peer), peer));
+  recv(buf, count, dtype, peer, 0);
+}
+
+void Communicator::recv(void* buf, std::size_t count, DataType dtype, int peer, int tag) {
+  const std::size_t bytes = api::p2p_bytes(false, rank(), size(), buf, count, dtype, peer);
+  throw_if_error(impl().recv(buf, bytes, peer, checked_tag(tag)));
 }
 
 Work Communicator::recv_async(void* buf, std::size_t count, DataType dtype, int peer,
                               const Stream& stream) {
-  return p2p_async(impl(), false, buf,
-                   api::p2p_bytes(false, rank(), size(), buf, count, dtype, peer), peer, stream);
+  return recv_async(buf, count, dtype, peer, 0, stream);
+}
+
+Work Communicator::recv_async(void* buf, std::size_t count, DataType dtype, int peer, int tag,
+                              const Stream& stream) {
+  const std::size_t bytes = api::p2p_bytes(false, rank(), size(), buf, count, dtype, peer);
+  return p2p_async(impl(), false, buf, bytes, peer, checked_tag(tag), stream);
 }
 
 void Communicator::barrier() { throw_if_error(impl().run(CollKind::kBarrier, CollArgs{})); }

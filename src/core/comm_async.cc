@@ -1,5 +1,5 @@
-// CommImpl's asynchronous operations: streams, queuing issued operations on them, and
-// synchronize().
+// CommImpl's asynchronous operations: streams, queuing issued operations on them, posting
+// asynchronous sends and receives (completed by P2pWaiter), and synchronize().
 #include "core/comm_impl.h"
 #include "util/strings.h"
 
@@ -22,6 +22,10 @@ void PendingOp::own_v_arrays(int size) {
 struct CommImpl::AsyncTask : StreamTask {
   AsyncTask(CommImpl* c, std::unique_ptr<PendingOp> p) : comm(c), pending(std::move(p)) {}
   void run() override {
+    if (pending->op.p2p) {  // posted here, completed by the waiter: the stream moves on
+      comm->post_p2p(std::move(pending));
+      return;
+    }
     Status s = comm->execute(pending->op);
     comm->retire();
     pending->work->complete(std::move(s));
@@ -68,20 +72,47 @@ Result<std::shared_ptr<WorkState>> CommImpl::run_async(algo::CollKind kind, algo
 }
 
 Result<std::shared_ptr<WorkState>> CommImpl::p2p_async(bool sending, void* buf, std::size_t bytes,
-                                                       int peer, int stream) {
+                                                       int peer, int stream, int tag) {
   CHORUS_RETURN_IF_ERROR(check_stream(stream));
   auto p = std::make_unique<PendingOp>();
-  Status s = issue_p2p(sending, buf, bytes, peer, stream, &p->op);
+  Status s = issue_p2p(sending, buf, bytes, peer, tag, stream, &p->op);
+  if (s.code() == ErrorCode::kInvalidArgument) return s;
   if (!s.is_ok()) {
-    const std::uint64_t seq = sending ? send_seq_[peer] : recv_seq_[peer];
+    const std::uint64_t seq = tag != 0 ? 0 : sending ? send_seq_[peer] : recv_seq_[peer];
     return WorkState::failed(static_cast<std::int64_t>(seq), sending ? "send" : "recv", s);
   }
   p->work = std::make_shared<WorkState>(static_cast<std::int64_t>(p->op.seq()), p->op.name);
   return submit(std::move(p));
 }
 
+void CommImpl::post_p2p(std::unique_ptr<PendingOp> p) {
+  IssuedOp& op = p->op;
+  auto finish = [this](PendingOp& done, Status s) {
+    retire();
+    done.work->complete(std::move(s));
+  };
+  Status refused = refuse(op.name, op.seq());
+  if (!refused.is_ok()) return finish(*p, drop(op, std::move(refused)));
+  recorder_->start(op.rec, "p2p");
+  const Deadline deadline = Deadline::after(op.timeout);
+  op.tag.sig = order_flag(op.tag.sig);
+  auto posted = op.sending ? transport_->post_send(op.peer, op.tag, op.buf, op.bytes)
+                           : transport_->post_recv(op.peer, op.tag, op.buf, op.bytes);
+  std::shared_ptr<PendingOp> shared(std::move(p));
+  auto done = [this, shared, finish](Status s) {
+    IssuedOp& o = shared->op;
+    if (s.is_ok()) recorder_->done(o.rec);
+    else s = fail(p2p_failure(s, o),
+                  op_context(o), o.rec);
+    finish(*shared, std::move(s));
+  };
+  if (!posted.has_value()) return done(posted.status());
+  p2p_waiter_->add(std::move(*posted), deadline, std::move(done));
+}
+
 Status CommImpl::synchronize() {
   for (const auto& q : streams_) q->wait_idle();
+  if (p2p_waiter_) p2p_waiter_->wait_idle();
   Status s = first_failure();
   if (!s.is_ok()) return s;
   if (aborted_.load(std::memory_order_acquire))

@@ -55,6 +55,7 @@ CommImpl::~CommImpl() {
                                  rank_, pending)));
   }
   for (const auto& q : streams_) q->stop();
+  if (p2p_waiter_) p2p_waiter_->stop();  // what is left fails promptly (aborted above)
   for (auto& p : group_) {
     Status s = drop(p->op, refuse(p->op.name, p->op.seq()));
     if (p->work) p->work->complete(std::move(s));
@@ -200,6 +201,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   };
   CHORUS_ASSIGN_OR_RETURN(comm->transport_, create_transport(req, *store, exchange));
   comm->caps_ = algo::capabilities_of(*comm->transport_);
+  comm->p2p_waiter_ = std::make_unique<P2pWaiter>(*comm->transport_);
   // Who runs each rank, for kPeerLost messages and the hang report.
   CHORUS_ASSIGN_OR_RETURN(auto idents,
                           exchange("ident",

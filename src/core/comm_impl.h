@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +17,7 @@
 #include "core/comm_diag.h"
 #include "core/issued_op.h"
 #include "core/observer.h"
+#include "core/p2p_waiter.h"
 #include "core/stream_queue.h"
 #include "core/window_tickets.h"
 #include "core/work_state.h"
@@ -71,9 +73,10 @@ class CommImpl {
   // which tells every peer, so all ranks fail fast naming the original culprit instead of
   // waiting for their deadlines. Inside a group it is only recorded (returns OK at once).
   Status run(algo::CollKind kind, algo::CollArgs args, const char* label = nullptr);
-  // Point-to-point; ordered per (sender, receiver) pair. Failures propagate as in run().
-  Status send(const void* buf, std::size_t bytes, int peer);
-  Status recv(void* buf, std::size_t bytes, int peer);
+  // Point-to-point; ordered per (sender, receiver, tag): each tag (>= 0) of a pair is its
+  // own sequence of messages. Failures propagate as in run().
+  Status send(const void* buf, std::size_t bytes, int peer, int tag = 0);
+  Status recv(void* buf, std::size_t bytes, int peer, int tag = 0);
 
   // --- Asynchronous operations (src/core/comm_async.cc) ---------------------------
   // Issues the collective now (seq in program order) and queues its execution on stream
@@ -83,14 +86,17 @@ class CommImpl {
   // operation is recorded and runs at group_end().
   Result<std::shared_ptr<WorkState>> run_async(algo::CollKind kind, algo::CollArgs args,
                                                int stream);
+  // A send/receive starts (is posted) after the earlier operations of its stream (their
+  // collectives completed, their sends and receives posted) and completes on its own
+  // (P2pWaiter): later operations, sends and receives included, never wait for it.
   Result<std::shared_ptr<WorkState>> p2p_async(bool sending, void* buf, std::size_t bytes,
-                                               int peer, int stream);
+                                               int peer, int stream, int tag = 0);
   // A new stream (id 1, 2, ...); its worker starts on first use.
   int create_stream(const std::string& name);
   // kInvalidArgument naming "stream" unless `id` names one of this communicator's streams.
   Status check_stream(int id) const;
-  // Waits for every operation queued so far on every stream; the communicator's first
-  // failure (or kAborted) if there was one.
+  // Waits for every operation queued so far on every stream, and for the sends and
+  // receives in flight; the communicator's first failure (or kAborted) if there was one.
   Status synchronize();
   // Groups (src/core/group.cc): nesting counted; the outermost group_end() runs the
   // recorded operations as one unit and waits: point-to-point requests are posted first,
@@ -166,10 +172,15 @@ class CommImpl {
   // collectives outside a group also get their algorithm and window ticket.
   Status issue_collective(algo::CollKind kind, const algo::CollArgs& args, const char* label,
                           int stream, IssuedOp* out);
-  Status issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int stream,
+  Status issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int tag, int stream,
                    IssuedOp* out);
+  // The next seq of (direction, peer, tag), advanced.
+  std::uint64_t next_p2p_seq(bool sending, int peer, int tag);
   // Blocking send (sending) or recv: issue + execute here, or record in the open group.
-  Status point_to_point(bool sending, void* buf, std::size_t bytes, int peer);
+  Status point_to_point(bool sending, void* buf, std::size_t bytes, int peer, int tag);
+  // Asynchronous send/recv (stream worker, src/core/p2p_async.cc): posts the transfer and
+  // hands it to p2p_waiter_, which completes `p`'s WorkState.
+  void post_p2p(std::unique_ptr<PendingOp> p);
   // The algorithm (and window ticket when it uses the windows) of an issued collective.
   void choose(IssuedOp& op);
   // Execute steps (any thread): the deadline starts here; waits for the window ticket;
@@ -239,8 +250,10 @@ class CommImpl {
   algo::Selector selector_;
   std::uint32_t comm_id_ = 0;
   std::uint64_t next_seq_ = 0;
-  std::vector<std::uint64_t> send_seq_;  // per peer, point-to-point
+  std::vector<std::uint64_t> send_seq_;  // per peer, point-to-point, tag 0
   std::vector<std::uint64_t> recv_seq_;
+  std::map<std::pair<int, int>, std::uint64_t> tagged_send_seq_;  // (peer, tag != 0)
+  std::map<std::pair<int, int>, std::uint64_t> tagged_recv_seq_;
   mutable std::mutex fail_mu_;
   Status failed_;  // sticky: first communication error (fail_mu_)
   std::atomic<bool> has_failed_{false};  // failed_ is set (read without the lock)
@@ -264,6 +277,8 @@ class CommImpl {
   std::vector<long> pids_;
   std::atomic<bool> reported_{false};  // hang line published (once)
   std::unique_ptr<transport::Transport> transport_;
+  // After transport_ (destroyed before it): completes the asynchronous sends and receives.
+  std::unique_ptr<P2pWaiter> p2p_waiter_;
   algo::Capabilities caps_;  // of transport_, read once when it is built
   std::shared_ptr<void> keepalive_;
   const std::chrono::milliseconds configured_timeout_ = cfg_.timeout;  // set_timeout(0)

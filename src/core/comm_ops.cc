@@ -12,6 +12,10 @@ namespace chorus::core {
 namespace {
 
 constexpr std::uint32_t kP2pCommBit = 0x80000000u;
+// With kP2pCommBit: a message of a user tag other than 0 (the tag is the step). Its own
+// comm value keeps tag-0 receives and tagged messages apart in the overtaken check; tagged
+// messages are also marked unordered, since tags of a pair advance independently.
+constexpr std::uint32_t kP2pTaggedBit = 0x40000000u;
 
 // Sender and receiver of a point-to-point message share one signature: its size.
 std::uint64_t p2p_signature(std::size_t bytes) {
@@ -48,25 +52,25 @@ Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label
   return s;
 }
 
-Status CommImpl::send(const void* buf, std::size_t bytes, int peer) {
+Status CommImpl::send(const void* buf, std::size_t bytes, int peer, int tag) {
   // The transport only reads a send buffer; one path serves both directions.
-  return point_to_point(true, const_cast<void*>(buf), bytes, peer);
+  return point_to_point(true, const_cast<void*>(buf), bytes, peer, tag);
 }
 
-Status CommImpl::recv(void* buf, std::size_t bytes, int peer) {
-  return point_to_point(false, buf, bytes, peer);
+Status CommImpl::recv(void* buf, std::size_t bytes, int peer, int tag) {
+  return point_to_point(false, buf, bytes, peer, tag);
 }
 
-Status CommImpl::point_to_point(bool sending, void* buf, std::size_t bytes, int peer) {
+Status CommImpl::point_to_point(bool sending, void* buf, std::size_t bytes, int peer, int tag) {
   if (in_group()) {
     auto p = std::make_unique<PendingOp>();
-    CHORUS_RETURN_IF_ERROR(issue_p2p(sending, buf, bytes, peer, 0, &p->op));
+    CHORUS_RETURN_IF_ERROR(issue_p2p(sending, buf, bytes, peer, tag, 0, &p->op));
     submit(std::move(p));
     return Status::ok();
   }
   sync_default_stream();
   IssuedOp op;
-  CHORUS_RETURN_IF_ERROR(issue_p2p(sending, buf, bytes, peer, 0, &op));
+  CHORUS_RETURN_IF_ERROR(issue_p2p(sending, buf, bytes, peer, tag, 0, &op));
   Status s = execute_p2p(op);
   retire();
   return s;
@@ -113,11 +117,16 @@ void CommImpl::choose(IssuedOp& op) {
   op.ticket = op.choice.uses_windows ? static_cast<std::int64_t>(tickets_.take()) : -1;
 }
 
-Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int stream,
-                           IssuedOp* out) {
+std::uint64_t CommImpl::next_p2p_seq(bool sending, int peer, int tag) {
+  if (tag == 0) return (sending ? send_seq_ : recv_seq_)[peer]++;
+  return (sending ? tagged_send_seq_ : tagged_recv_seq_)[{peer, tag}]++;
+}
+
+Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int tag,
+                           int stream, IssuedOp* out) {
   const char* name = sending ? "send" : "recv";
-  std::uint64_t& next_seq = sending ? send_seq_[peer] : recv_seq_[peer];
-  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq));
+  if (tag < 0) return invalid_argument(str_printf("tag must be >= 0, got %d", tag));
+  CHORUS_RETURN_IF_ERROR(refuse(name, tag == 0 ? (sending ? send_seq_ : recv_seq_)[peer] : 0));
   IssuedOp& op = *out;
   op.p2p = true;
   op.name = name;
@@ -127,10 +136,13 @@ Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer,
   op.peer = peer;
   op.stream = stream;
   op.timeout = cfg_.timeout;
-  op.tag = transport::Tag{comm_id_ | kP2pCommBit, next_seq++, 0,
-                          cfg_.desync_check ? p2p_signature(bytes) : 0};
+  const std::uint32_t comm = comm_id_ | kP2pCommBit | (tag != 0 ? kP2pTaggedBit : 0u);
+  std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
+  if (tag != 0) sig |= transport::kSigUnordered;
+  op.tag = transport::Tag{comm, kP2pSeqBase + next_p2p_seq(sending, peer, tag),
+                          static_cast<std::uint32_t>(tag), sig};
   op.stream_label = streams_[stream]->label();
-  op.rec = record_p2p(name, op.tag.seq, peer, bytes, op.stream_label);
+  op.rec = record_p2p(name, op.seq(), peer, bytes, op.stream_label);
   if (observe_) op.issue_ns = diag::steady_now_ns();
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
@@ -138,6 +150,9 @@ Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer,
 
 std::string CommImpl::op_context(const IssuedOp& op) const {
   const auto seq = static_cast<unsigned long long>(op.seq());
+  if (op.p2p && op.tag.step != 0)
+    return str_printf("rank %d in %s seq %llu %s rank %d tag %u (%zu bytes)", rank_, op.name,
+                      seq, op.sending ? "to" : "from", op.peer, op.tag.step, op.bytes);
   if (op.p2p)
     return str_printf("rank %d in %s seq %llu %s rank %d (%zu bytes)", rank_, op.name, seq,
                       op.sending ? "to" : "from", op.peer, op.bytes);
@@ -195,7 +210,7 @@ Status CommImpl::execute(IssuedOp& op) {
 }
 
 Status CommImpl::execute_p2p(IssuedOp& op) {
-  Status refused = refuse(op.name, op.tag.seq);
+  Status refused = refuse(op.name, op.seq());
   if (!refused.is_ok()) return drop(op, std::move(refused));
   recorder_->start(op.rec, "p2p");
   const Deadline deadline = Deadline::after(op.timeout);
@@ -208,7 +223,7 @@ Status CommImpl::execute_p2p(IssuedOp& op) {
     recorder_->done(op.rec);
     return s;
   }
-  return fail(s.with_peer(op.peer).with_seq(static_cast<std::int64_t>(op.tag.seq)),
+  return fail(p2p_failure(s, op),
               op_context(op), op.rec);
 }
 

@@ -151,7 +151,7 @@ class GroupRun {
   }
 
   Status transfer_failed(IssuedOp& o, const Status& s) {
-    return c_.fail(s.with_peer(o.peer).with_seq(static_cast<std::int64_t>(o.tag.seq)),
+    return c_.fail(p2p_failure(s, o),
                    c_.op_context(o), o.rec);
   }
 
@@ -159,7 +159,7 @@ class GroupRun {
     for (std::size_t i = 0; i < ops_.size(); ++i) {
       IssuedOp& o = op(i);
       if (!o.p2p) continue;
-      Status s = c_.refuse(o.name, o.tag.seq);
+      Status s = c_.refuse(o.name, o.seq());
       if (!s.is_ok()) {
         result_[i] = c_.drop(o, std::move(s));
         continue;

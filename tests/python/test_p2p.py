@@ -1,5 +1,6 @@
 """send/recv: a ring in both directions at several sizes and dtypes; a size mismatch
-raises chorus.DesyncError on both ranks of the pair."""
+raises chorus.DesyncError on both ranks of the pair; asynchronous receives issued before
+the sends complete (they do not hold the sends back); tags are separate sequences."""
 import numpy as np
 
 import chorus
@@ -56,5 +57,39 @@ def test_size_mismatch_is_desync(comm):
     check_equal(x, np.full(2, comm.size, np.int32), "the parent is unaffected")
 
 
+def test_recv_async_before_send_async(comm):
+    # Every rank receives from every peer before sending to it, all on the default stream
+    # (4 MiB messages: the sends wait for the receivers). Before the fix each rank's stream
+    # sat in its first receive and the sends never left.
+    r, n = comm.rank, comm.size
+    n_elems = 1 << 20
+    ins = {p: np.full(n_elems, -1, np.int32) for p in range(n) if p != r}
+    works = [comm.recv_async(ins[p], p) for p in ins]
+    outs = {p: np.full(n_elems, r * 100 + p, np.int32) for p in ins}
+    works += [comm.send_async(outs[p], p) for p in outs]
+    for w in works:
+        w.wait()
+    for p, got in ins.items():
+        check_equal(got, np.full(n_elems, p * 100 + r, np.int32), f"from rank {p}")
+
+
+def test_tags(comm):
+    # Rank 0 sends tags 3, 0 and 9; rank 1 receives 9, 0 and 3, each its own message.
+    if comm.rank == 0:
+        outs = [np.full(1 << 18, 1000 + t, np.int32) for t in (3, 0, 9)]
+        works = [comm.send_async(o, 1, tag=t) for o, t in zip(outs, (3, 0, 9))]
+        for w in works:
+            w.wait()
+    elif comm.rank == 1:
+        for t in (9, 0, 3):
+            got = comm.recv(np.zeros(1 << 18, np.int32), 0, tag=t)
+            check_equal(got, np.full(1 << 18, 1000 + t, np.int32), f"tag {t}")
+    e = expect_error(chorus.InvalidArgumentError,
+                     lambda: comm.send(np.ones(1, np.int32), (comm.rank + 1) % comm.size, tag=-1))
+    check("tag" in e.message, f"the error names the tag: {e.message}")
+    comm.barrier()
+
+
 if __name__ == "__main__":
-    main([test_ring, test_bf16_p2p, test_size_mismatch_is_desync])
+    main([test_ring, test_bf16_p2p, test_recv_async_before_send_async, test_tags,
+          test_size_mismatch_is_desync])

@@ -229,7 +229,7 @@ def t_errors(rank, size, gloo):
                  "does not support")
     expect_error(lambda: dist.all_reduce(torch.zeros(4, dtype=torch.int32),
                                          op=dist.ReduceOp.BAND), "not supported")
-    expect_error(lambda: dist.send(torch.zeros(2), (rank + 1) % size, tag=7), "tags")
+    expect_error(lambda: dist.send(torch.zeros(2), (rank + 1) % size, tag=-1), "tag must be >= 0")
     a = torch.ones(3)
     dist.all_reduce(a)
     same(a, torch.full((3,), float(size)), "usable after errors")

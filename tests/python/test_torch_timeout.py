@@ -3,6 +3,7 @@
 asleep (8 s), well before any default deadline; they then fail too, with an error, not a
 hang."""
 import os
+import re
 import sys
 import time
 import traceback
@@ -30,6 +31,9 @@ def main():
         if rank == 0:
             check("timeout" in msg and 1.5 < took < 6.0,
                   f"rank 0: expected Chorus's timeout after ~2 s, got after {took:.2f} s: {msg}")
+            # torch's own tests (and users) look for the word between spaces.
+            check(re.search(" (Timed out|closed|timeout) ", msg) is not None,
+                  f"rank 0: torch's timeout regex does not match: {msg}")
         print(f"rank {rank}: failed after {took:.2f} s as expected: {msg[:200]}", flush=True)
         os._exit(0)
     raise AssertionError(f"rank {rank}: all_reduce succeeded although rank 0 timed out")
