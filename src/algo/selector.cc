@@ -142,9 +142,9 @@ static Status parse_range(const std::string& spec, std::string_view text, std::u
   if (dash == std::string_view::npos)
     return bad_spec(spec, "size range '" + std::string(text) + "' is not lo-hi (e.g. 0-64K, 64K-)");
   const std::string_view l = str_trim(text.substr(0, dash)), h = str_trim(text.substr(dash + 1));
-  const std::optional<std::uint64_t> lv = l.empty() ? std::optional<std::uint64_t>(0) : parse_size(l);
-  const std::optional<std::uint64_t> hv =
-      h.empty() ? std::optional<std::uint64_t>(UINT64_MAX) : parse_size(h);
+  using Size = std::optional<std::uint64_t>;
+  const Size lv = l.empty() ? Size(0) : parse_size(l);
+  const Size hv = h.empty() ? Size(UINT64_MAX) : parse_size(h);
   if (!lv || !hv) return bad_spec(spec, "size range '" + std::string(text) + "' has a bad size");
   if (*lv >= *hv) return bad_spec(spec, "size range '" + std::string(text) + "' is empty");
   lo = *lv;

@@ -89,7 +89,8 @@ RoutedTransport::RoutedTransport(std::unique_ptr<Transport> near, std::vector<in
   if (near_ == nullptr) return;  // alone on its host: every peer is far
   for (std::size_t i = 0; i < near_ranks_.size(); ++i)
     near_of_[static_cast<std::size_t>(near_ranks_[i])] = static_cast<int>(i);
-  if (SharedWindows* w = near_->shared_windows()) host_windows_ = std::make_unique<HostWindows>(*w, *this);
+  if (SharedWindows* w = near_->shared_windows())
+    host_windows_ = std::make_unique<HostWindows>(*w, *this);
 }
 
 SharedWindows* RoutedTransport::group_windows(std::span<const int> members) {
@@ -190,8 +191,9 @@ std::optional<Status> RoutedTransport::wait_together(std::span<Request* const> r
     near_->poke();
     std::size_t now_done = 0;
     const bool news = settle(now_done).has_value() || now_done != seen;
-    const bool blocked =
-        news || far_->block(Deadline::earliest(deadline, Deadline(Clock::now() + std::chrono::microseconds(kQuietSliceUs))), bell);
+    const Deadline until = Deadline::earliest(
+        deadline, Deadline(Clock::now() + std::chrono::microseconds(kQuietSliceUs)));
+    const bool blocked = news || far_->block(until, bell);
     near_->arm_events(false);
     if (!blocked) return std::nullopt;  // the far side cannot block so: take turns
   }

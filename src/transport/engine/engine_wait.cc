@@ -53,7 +53,8 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
     }
     if (deadline.expired()) return timeout_status(ops);
     if (polling_) {
-      const auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
+      const auto until =
+          Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
       cv_.wait_until(lk, until.at());
       continue;
     }
@@ -84,7 +85,8 @@ bool Engine::block(Deadline deadline, int also) {
   std::unique_lock<std::mutex> lk(mu_);
   if (closed_ || aborted()) return true;
   if (polling_) {  // another thread drives: it sees the same events
-    cv_.wait_until(lk, Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10))).at());
+    const auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
+    cv_.wait_until(lk, until.at());
     return true;
   }
   polling_ = true;

@@ -19,7 +19,8 @@ std::string bell_path(const std::string& segment, int rank) {
 }
 
 bool all_ok(const std::vector<std::string>& answers) {
-  return std::all_of(answers.begin(), answers.end(), [](const std::string& a) { return a == "ok"; });
+  return std::all_of(answers.begin(), answers.end(),
+                     [](const std::string& a) { return a == "ok"; });
 }
 }  // namespace
 
@@ -39,7 +40,8 @@ Result<Bells> ring_bells(const ShmOptions& opts, const std::string& segment,
   } else {
     b.in.reset(::open(mine.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     b.keep.reset(::open(mine.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
-    if (!b.in.valid() || !b.keep.valid()) made = str_printf("open %s: %s", mine.c_str(), std::strerror(errno));
+    if (!b.in.valid() || !b.keep.valid())
+      made = str_printf("open %s: %s", mine.c_str(), std::strerror(errno));
   }
   CHORUS_ASSIGN_OR_RETURN(auto created, exchange("shm_bells", made));
   std::string opened = all_ok(created) ? "ok" : "skipped";

@@ -82,10 +82,12 @@ void Engine::ring(int r) {
 void Engine::arm_events(bool on) {
   if (!bells_.ready()) return;
   if (on) {
-    if (bell_watchers_.fetch_add(1) == 0) me_.sleeping.fetch_or(kBellSleeper, std::memory_order_seq_cst);
+    if (bell_watchers_.fetch_add(1) == 0)
+      me_.sleeping.fetch_or(kBellSleeper, std::memory_order_seq_cst);
     return;
   }
-  if (bell_watchers_.fetch_sub(1) == 1) me_.sleeping.fetch_and(~kBellSleeper, std::memory_order_seq_cst);
+  if (bell_watchers_.fetch_sub(1) == 1)
+    me_.sleeping.fetch_and(~kBellSleeper, std::memory_order_seq_cst);
   char drain[64];
   while (::read(bells_.in.get(), drain, sizeof(drain)) > 0) {
   }
