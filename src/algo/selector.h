@@ -14,6 +14,14 @@ enum class CollKind : int {
   kGather, kScatter, kBarrier, kSend, kRecv,
 };
 const char* to_string(CollKind k);
+// The collectives that combine with a ReduceOp, and those that have a root.
+inline bool takes_reduce_op(CollKind k) {
+  return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kReduceScatter;
+}
+inline bool takes_root(CollKind k) {
+  return k == CollKind::kReduce || k == CollKind::kBroadcast || k == CollKind::kGather ||
+         k == CollKind::kScatter;
+}
 
 struct Choice {
   const char* name;  // e.g. "ring"

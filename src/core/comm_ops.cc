@@ -24,16 +24,6 @@ std::uint64_t p2p_signature(std::size_t bytes) {
          transport::kSigPerPeer;  // p2p seqs count per peer pair
 }
 
-bool has_op(algo::CollKind k) {
-  return k == algo::CollKind::kAllReduce || k == algo::CollKind::kReduce ||
-         k == algo::CollKind::kReduceScatter;
-}
-
-bool has_root(algo::CollKind k) {
-  return k == algo::CollKind::kReduce || k == algo::CollKind::kBroadcast ||
-         k == algo::CollKind::kGather || k == algo::CollKind::kScatter;
-}
-
 }  // namespace
 
 Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label) {
@@ -91,16 +81,18 @@ Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& arg
   op.args.seq = seq;
   op.args.chunk_bytes = cfg_.chunk_bytes;
   op.args.small_bytes = cfg_.small_bytes;
-  op.args.sig = cfg_.desync_check ? algo::make_signature(kind, args.dtype, args.count, args.op,
-                                                         has_op(kind), args.root, has_root(kind))
-                                  : 0;
+  op.args.sig = cfg_.desync_check
+                    ? algo::make_signature(kind, args.dtype, args.count, args.op,
+                                           algo::takes_reduce_op(kind), args.root,
+                                           algo::takes_root(kind))
+                    : 0;
   diag::OpIdentity id;
   id.seq = seq;
   id.name = name;
   id.dtype = kind == algo::CollKind::kBarrier ? "" : chorus::to_string(args.dtype);
-  id.redop = has_op(kind) ? chorus::to_string(args.op) : "";
+  id.redop = algo::takes_reduce_op(kind) ? chorus::to_string(args.op) : "";
   id.count = args.count;
-  id.root = has_root(kind) ? args.root : -1;
+  id.root = algo::takes_root(kind) ? args.root : -1;
   id.bytes = args.count * dtype_size(args.dtype);
   op.stream_label = streams_[stream]->label();
   id.stream = op.stream_label;

@@ -17,16 +17,6 @@ bool whole_buffer(algo::CollKind k) {
          k == algo::CollKind::kScatter;
 }
 
-bool has_op(algo::CollKind k) {
-  return k == algo::CollKind::kAllReduce || k == algo::CollKind::kReduce ||
-         k == algo::CollKind::kReduceScatter;
-}
-
-bool has_root(algo::CollKind k) {
-  return k == algo::CollKind::kReduce || k == algo::CollKind::kBroadcast ||
-         k == algo::CollKind::kGather || k == algo::CollKind::kScatter;
-}
-
 }  // namespace
 
 Observer::Observer(ObserverSettings s) : settings_(std::move(s)) {
@@ -62,8 +52,8 @@ OpEvent Observer::event_of(const IssuedOp& op) const {
   const algo::CollKind k = op.kind;
   e.algo = op.choice.name;
   if (k != algo::CollKind::kBarrier) e.dtype = chorus::to_string(op.args.dtype);
-  if (has_op(k)) e.redop = chorus::to_string(op.args.op);
-  if (has_root(k)) e.root = op.args.root;
+  if (algo::takes_reduce_op(k)) e.redop = chorus::to_string(op.args.op);
+  if (algo::takes_root(k)) e.root = op.args.root;
   e.count = op.args.count;
   e.bytes = op.args.count * dtype_size(op.args.dtype) *
             (whole_buffer(k) ? static_cast<std::size_t>(settings_.size) : 1);
