@@ -152,7 +152,9 @@ TEST(Observe, TimelineFilePerRank) {
     EXPECT_EQ(other["size"], 3);
     EXPECT_EQ(other["clock"]["reference_rank"], 0);
     EXPECT_GE(other["clock"]["error_us"].get<double>(), 0.0);
-    if (rank > 0) EXPECT_EQ(other["clock"]["method"], "store round trip");
+    if (rank > 0) {
+      EXPECT_EQ(other["clock"]["method"], "store round trip");
+    }
     int comms = 0, tracks = 0;
     std::string split_key;
     for (const Json& e : j["traceEvents"]) {
