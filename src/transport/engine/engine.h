@@ -116,7 +116,6 @@ class Engine {
   Status foreign_status(const PeerState& p, const transport::Tag& msg, std::uint64_t mine) const;
   Status closed_status() const;
   int name() const { return name_; }
-  const char* medium() const { return medium_; }
 
   // ---- hooks: what each medium does (mu_ held unless noted) ----
   virtual PeerState& peer(int r) = 0;

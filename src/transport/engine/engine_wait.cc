@@ -84,18 +84,18 @@ bool Engine::block(Deadline deadline, int also) {
   if (!blocks_with_fd()) return false;
   std::unique_lock<std::mutex> lk(mu_);
   if (closed_ || aborted()) return true;
-  if (polling_) {  // another thread drives: it sees the same events
+  if (polling_) {
+    // Another thread drives this medium; it does not watch `also`, so come back soon.
     const auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
     cv_.wait_until(lk, until.at());
     return true;
   }
   polling_ = true;
   also_fd_ = also;
-  const bool moved = progress(lk, deadline, /*block=*/true);
+  progress(lk, deadline, /*block=*/true);
   also_fd_ = -1;
   polling_ = false;
   cv_.notify_all();
-  (void)moved;
   return true;
 }
 
