@@ -4,6 +4,8 @@
 // with chorus-bench's sizes, and checks every result exactly. Rank and world size come
 // from CHORUS_RANK/CHORUS_WORLD_SIZE (chorus-run) or OMPI_COMM_WORLD_* (mpirun); the
 // ranks meet through a gloo::rendezvous::FileStore in the empty directory --store DIR.
+// GLOO_SOCKET_IFNAME (PyTorch's name for it) picks the interface to listen on instead of
+// loopback: bench/hosts runs it across network namespaces.
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
@@ -138,7 +140,11 @@ int main(int argc, char** argv) {
   }
   try {
     gloo::transport::tcp::attr attr;
-    attr.hostname = "127.0.0.1";
+    if (const char* iface = std::getenv("GLOO_SOCKET_IFNAME"); iface != nullptr && *iface) {
+      attr.iface = iface;
+    } else {
+      attr.hostname = "127.0.0.1";
+    }
     auto device = gloo::transport::tcp::CreateDevice(attr);
     gloo::rendezvous::FileStore store(cfg.store_path);
     auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);

@@ -1,9 +1,9 @@
 #!/bin/bash
 # all_reduce across two network-namespace "hosts" (tests/netns/netns_lib.sh), Chorus
-# against Open MPI, on an unshaped veth link and on links shaped with tc tbf:
+# against Open MPI and Gloo, on an unshaped veth link and on links shaped with tc tbf:
 #
 #   bench/hosts/bench_hosts.sh [--quick] [--ranks-per-host L] [--build DIR]
-#                              [--peer-dir DIR] [--no-mpi] [--keep DIR]
+#                              [--peer-dir DIR] [--no-mpi] [--no-gloo] [--keep DIR]
 #
 # Needs root (namespaces, tc). Two hosts (namespaces) joined by a bridge, L ranks on each
 # (default 2); hosts are contiguous in rank order (host 0 = ranks 0..L-1).
@@ -19,6 +19,8 @@
 #     self,vader,tcp on eth0 (vader within a host, tcp across: as Chorus's shm+tcp), and
 #     mpi_yield_when_idle 1: with --host h:L the job is not "oversubscribed" for Open MPI,
 #     which then spins without yielding; 2L spinning ranks on 2 CPUs took 4-16 ms for 8 B.
+#     Gloo's gloo_bench (bench/compare: gloo::allreduce, what PyTorch's gloo backend
+#     calls), L ranks per host started by chorus-run, TCP on eth0 (GLOO_SOCKET_IFNAME).
 #   Sizes: 8 B (20 iterations) and 64 KiB..64 MiB x4 (64 KiB-1 MiB: 20 iterations, 4 MiB
 #     and up: 5), float32 sum, results checked (-c 1). --quick: unshaped only, 8 B and
 #     64 KiB / 512 KiB / 4 MiB, few iterations (about a minute).
@@ -31,15 +33,16 @@
 #   flat ring over n = H x L ranks, hosts contiguous: each host has one outgoing ring edge
 #     across the link, and every ring edge carries 2(n-1)/n x S -> 2(2L-1)/(2L) x S for
 #     H = 2 (1.5 x S at L = 2; the same for a bidirectional ring: two rings of S/2);
-#   default: the selector picks hier across hosts at every size -> as hier;
-#   Open MPI: its tuned component picks the algorithm; link% assumes a ring (the flat
-#     formula), so read it as a rough figure.
+#   default: the selector picks hier across hosts above small_bytes (64 KiB; below, rd
+#     or rhd over all ranks) -> as hier;
+#   Open MPI and Gloo: they pick their own algorithm; link% assumes a flat ring (the
+#     formula above), so read it as a rough figure.
 # Every command is bounded (chorus-run --timeout plus netns_job_wait, `timeout` around
 # mpirun, tc and the build); the namespaces go away at exit (netns_lib's EXIT trap).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-QUICK=0 L=2 BUILD="$repo/build" PEER=/tmp/chorus-bench-hosts/compare MPI=1 KEEP=""
+QUICK=0 L=2 BUILD="$repo/build" PEER=/tmp/chorus-bench-hosts/compare MPI=1 GLOO=1 KEEP=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
     --build) BUILD=$2; shift ;;
     --peer-dir) PEER=$2; shift ;;
     --no-mpi) MPI=0 ;;
+    --no-gloo) GLOO=0 ;;
     --keep) KEEP=$2; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "bench_hosts: unknown option $1" >&2; exit 2 ;;
@@ -67,6 +71,10 @@ if [ "$MPI" = 1 ]; then
   timeout 300 "$repo/bench/compare/build.sh" "$PEER" mpi >&2 ||
     { echo "bench_hosts: mpi_bench build failed: --no-mpi" >&2; MPI=0; }
 fi
+if [ "$GLOO" = 1 ]; then
+  { timeout 600 "$repo/bench/compare/install-deps.sh" && timeout 300 "$repo/bench/compare/build.sh" "$PEER" gloo; } >&2 ||
+    { echo "bench_hosts: gloo_bench build failed: --no-gloo" >&2; GLOO=0; }
+fi
 
 source "$repo/tests/netns/netns_lib.sh"
 TMP=$(mktemp -d /tmp/bench_hosts.XXXXXX)
@@ -83,6 +91,7 @@ else
 fi
 SYSTEMS=(default ring hier)
 [ "$MPI" = 1 ] && SYSTEMS+=(mpi)
+[ "$GLOO" = 1 ] && SYSTEMS+=(gloo)
 
 declare -A BURST=([10gbit]=1250k [1gbit]=128k)
 shape() {  # shape NAME: tbf on both hosts' eth0, or none
@@ -143,14 +152,30 @@ run_mpi() {
     { echo "bench_hosts: $sh mpi $b..$e failed (rc $rc):" >&2; tail -5 "$dir/out" "$dir/err" >&2; }
 }
 
+# Gloo's ranks (gloo::allreduce, the call PyTorch's gloo backend makes) started by chorus-run
+# in each host, meeting through a FileStore (the namespaces share the file system) and
+# listening on eth0 (GLOO_SOCKET_IFNAME).
+run_gloo() {
+  local sh=$2 i=$3 b=$4 e=$5 f=$6 n=$7 w=$8 dir="$TMP/$2.gloo.$3"
+  mkdir -p "$dir/store"
+  GLOO_SOCKET_IFNAME=eth0 netns_job_start "$RUN" "$dir" "$L $L" --timeout 280 -- \
+    "$PEER/gloo_bench" --store "$dir/store" --op all_reduce -b "$b" -e "$e" -f "$f" -n "$n" \
+    -w "$w" -c 1 --json "$dir/rows.json"
+  netns_job_wait 290 || echo "bench_hosts: $sh gloo $b..$e timed out" >&2
+  [ -s "$dir/rows.json" ] || { echo "bench_hosts: $sh gloo $b..$e failed:" >&2; tail -5 "$dir"/out.0 "$dir"/err.0 >&2; }
+}
+
 start=$SECONDS
 for sh in "${SHAPES[@]}"; do
   shape "$sh"
   for sys in "${SYSTEMS[@]}"; do
     for i in "${!SEGMENTS[@]}"; do
       t0=$SECONDS
-      if [ "$sys" = mpi ]; then run_mpi "$sys" "$sh" "$i" ${SEGMENTS[$i]}
-      else run_chorus "$sys" "$sh" "$i" ${SEGMENTS[$i]}; fi
+      case "$sys" in
+        mpi) run_mpi "$sys" "$sh" "$i" ${SEGMENTS[$i]} ;;
+        gloo) run_gloo "$sys" "$sh" "$i" ${SEGMENTS[$i]} ;;
+        *) run_chorus "$sys" "$sh" "$i" ${SEGMENTS[$i]} ;;
+      esac
       echo "bench_hosts: $sh $sys [${SEGMENTS[$i]}] $(( SECONDS - t0 )) s" >&2
     done
   done
@@ -164,9 +189,10 @@ import glob, json, os, sys
 tmp, L, shapes, systems = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
 n = 2 * L
 rate = {"10gbit": 10e9 / 8, "1gbit": 1e9 / 8}            # bytes/s each way
-factor = {"default": 1.0, "hier": 1.0, "ring": 2 * (n - 1) / n, "mpi": 2 * (n - 1) / n}
+factor = {"default": 1.0, "hier": 1.0, "ring": 2 * (n - 1) / n, "mpi": 2 * (n - 1) / n,
+          "gloo": 2 * (n - 1) / n}
 names = {"default": "chorus default", "ring": "chorus ring", "hier": "chorus hier",
-         "mpi": "Open MPI"}
+         "mpi": "Open MPI", "gloo": "Gloo"}
 for sh in shapes:
     rows = {}
     for sys_ in systems:

@@ -50,6 +50,7 @@ using CollFn = Status (*)(transport::Transport& t, const CollArgs& a);
 Status ring_all_reduce(transport::Transport& t, const CollArgs& a);
 Status tree_all_reduce(transport::Transport& t, const CollArgs& a);  // reduce to 0 + broadcast
 Status rhd_all_reduce(transport::Transport& t, const CollArgs& a);   // recursive halving-doubling
+Status rd_all_reduce(transport::Transport& t, const CollArgs& a);    // recursive doubling
 // Ranks on several hosts (Transport::hosts(), hier*.cc): within each host first, then
 // across hosts, each rank with its counterparts on the other hosts where every host has
 // as many ranks, else through one leader per host; the flat algorithm without hosts().

@@ -1,4 +1,4 @@
-// Reduction algorithms (all_reduce x {ring, rhd, tree}, reduce_scatter, reduce) over the
+// Reduction algorithms (all_reduce x {ring, rhd, rd, tree}, reduce_scatter, reduce) over the
 // fake transport, every rank count x count x dtype/op x in-place mode, against a local
 // reference; every rank's bytes must equal the reference (hence each other).
 #include <gtest/gtest.h>
@@ -74,6 +74,7 @@ void check_all_reduce(CollFn fn, int n, std::size_t count) {
 class AllReduce : public ::testing::TestWithParam<Param> {};
 TEST_P(AllReduce, Ring) { check_all_reduce(ring_all_reduce, std::get<0>(GetParam()), std::get<1>(GetParam())); }
 TEST_P(AllReduce, Rhd) { check_all_reduce(rhd_all_reduce, std::get<0>(GetParam()), std::get<1>(GetParam())); }
+TEST_P(AllReduce, Rd) { check_all_reduce(rd_all_reduce, std::get<0>(GetParam()), std::get<1>(GetParam())); }
 TEST_P(AllReduce, Tree) { check_all_reduce(tree_all_reduce, std::get<0>(GetParam()), std::get<1>(GetParam())); }
 INSTANTIATE_TEST_SUITE_P(Algo, AllReduce,
                          ::testing::Combine(::testing::ValuesIn(kRanks), ::testing::ValuesIn(kCounts)),

@@ -25,9 +25,12 @@ namespace chorus::algo {
 
 namespace {
 
-// Flat all_reduce among a group: latency-bound messages by recursive halving-doubling.
+// Flat all_reduce among a group: latency-bound messages by recursive doubling (rd) or
+// halving-doubling (rhd), as the selector chooses for a flat group.
 Status flat_all_reduce(transport::Transport& t, const CollArgs& a) {
-  if (a.count * elem_bytes(a) <= a.small_bytes) return rhd_all_reduce(t, a);
+  const std::size_t bytes = a.count * elem_bytes(a);
+  if (bytes <= a.small_bytes)
+    return rd_fits(bytes, t.size(), a.small_bytes) ? rd_all_reduce(t, a) : rhd_all_reduce(t, a);
   return ring_all_reduce(t, a);
 }
 

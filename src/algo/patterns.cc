@@ -54,6 +54,12 @@ int rhd_rank(int vrank, int n) {
   return vrank < extra ? 2 * vrank + 1 : vrank + extra;
 }
 
+bool rd_fits(std::size_t bytes, int n, std::size_t small_bytes) {
+  int log_p = 0;
+  while ((2 << log_p) <= n) ++log_p;
+  return bytes * static_cast<std::size_t>(log_p) <= small_bytes;
+}
+
 int rhd_fold_partner(int rank, int n) {
   const int extra = n - rhd_pow2(n);
   if (rank >= 2 * extra) return -1;

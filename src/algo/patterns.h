@@ -39,6 +39,10 @@ int rhd_vrank(int rank, int n);  // -1 for a rank that folds its data in and wai
 int rhd_rank(int vrank, int n);  // real rank of a virtual rank
 // Partner a folding rank pairs with (r + 1 for even r < 2(n-p), r - 1 for odd), or -1.
 int rhd_fold_partner(int rank, int n);
+// Below small_bytes an all_reduce is latency-bound. Recursive doubling of the whole
+// message (rd) takes half of rhd's exchanges for log2(p) times the bytes (rhd sends
+// 2(p-1)/p): it runs while those log2(p) copies stay within small_bytes.
+bool rd_fits(std::size_t bytes, int n, std::size_t small_bytes);
 
 // Dissemination (barrier): round k exchanges with distance 2^k, for 2^k < n.
 int dissemination_rounds(int n);  // ceil(log2(n)); 0 for n == 1

@@ -106,6 +106,16 @@ TEST(Patterns, HalvingDoublingMapping) {
   }
 }
 
+// rd's log2(p) whole-message copies must fit in small_bytes; p is the power of two <= n.
+TEST(Patterns, RecursiveDoublingFits) {
+  EXPECT_TRUE(rd_fits(32 << 10, 4, 64 << 10));
+  EXPECT_FALSE(rd_fits((32 << 10) + 1, 4, 64 << 10));
+  EXPECT_TRUE(rd_fits(32 << 10, 7, 64 << 10));  // p = 4
+  EXPECT_FALSE(rd_fits(32 << 10, 8, 64 << 10));
+  EXPECT_TRUE(rd_fits(64 << 10, 2, 64 << 10));
+  EXPECT_TRUE(rd_fits(1 << 30, 1, 64 << 10));  // one rank: no exchange at all
+}
+
 TEST(Patterns, DisseminationReachesEveryone) {
   for (int n = 1; n <= 64; ++n) {
     const int rounds = dissemination_rounds(n);

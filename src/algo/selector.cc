@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "algo/hier_layout.h"
+#include "algo/patterns.h"
 #include "util/strings.h"
 
 namespace chorus::algo {
@@ -15,6 +16,7 @@ namespace chorus::algo {
 namespace {
 
 constexpr int kNumKinds = 12;
+
 
 struct Entry {
   CollKind kind;
@@ -28,6 +30,7 @@ struct Entry {
 constexpr Entry kTable[] = {
     {CollKind::kAllReduce, "ring", ring_all_reduce},
     {CollKind::kAllReduce, "rhd", rhd_all_reduce},
+    {CollKind::kAllReduce, "rd", rd_all_reduce},
     {CollKind::kAllReduce, "tree", tree_all_reduce},
     {CollKind::kAllReduce, "hier", hier_all_reduce, false, true},
     {CollKind::kAllReduce, "shm_direct", shm_direct_all_reduce, true},
@@ -265,10 +268,11 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
     // Across hosts: within each host first, so the host links carry each byte as few
     // times as possible (docs/ALGORITHMS.md, "Across hosts"). reduce_scatter and
     // all_gather need as many ranks on every host. A small all_reduce is latency-bound:
-    // rhd's log2(n) rounds beat the hierarchical phases (three at least, more with
-    // several ranks per host), as on one host.
+    // rd's log2(n) rounds beat the hierarchical phases (three at least, more with several
+    // ranks per host); rhd's 2 log2(n) do not, and send every byte across the links.
     const bool blocks = kind == CollKind::kReduceScatter || kind == CollKind::kAllGather;
-    const bool small = kind == CollKind::kAllReduce && bytes <= cfg_.small_bytes && nranks > 2;
+    const bool small = kind == CollKind::kAllReduce && nranks > 2 &&
+                       bytes <= cfg_.small_bytes && rd_fits(bytes, nranks, cfg_.small_bytes);
     if ((!blocks || caps.uniform_hosts) && !small)
       if (const Entry* e = find(kind, "hier")) return choice(*e, caps);
   }
@@ -286,7 +290,9 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
     // measured (docs/PERFORMANCE.md): at 2 ranks one shot wins up to ~256 KiB
     // (bytes <= 4 x small_bytes), at 4 ranks up to ~16-32 KiB and at 8 up to ~8-16 KiB
     // (bytes x (n-1) <= small_bytes).
-    const char* name = bytes <= cfg_.small_bytes && nranks > 2 ? "rhd" : "ring";
+    const char* name = "ring";
+    if (bytes <= cfg_.small_bytes && nranks > 2)
+      name = rd_fits(bytes, nranks, cfg_.small_bytes) ? "rd" : "rhd";
     const std::size_t one_shot_max = nranks == 2 ? 4 * cfg_.small_bytes : cfg_.small_bytes;
     if (has_windows && nranks > 1)
       name = bytes * static_cast<std::size_t>(nranks - 1) <= one_shot_max ? "shm" : "shm_direct";

@@ -68,7 +68,12 @@ TEST(Selector, KindNames) {
 
 TEST(Selector, AutomaticChoices) {
   const Selector s = make("");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1024, 8).name, "rhd");
+  // rd while log2(p) copies of the message stay within small_bytes, then rhd.
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1024, 8).name, "rd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) / 3, 8).name, "rd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) / 3 + 4, 8).name, "rhd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 32 << 10, 4).name, "rd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (32 << 10) + 4, 4).name, "rhd");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 8).name, "rhd");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 1, 8).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16, 2).name, "ring");
@@ -94,7 +99,8 @@ TEST(Selector, AutomaticChoices) {
   }
   EXPECT_STREQ(s.choose(CollKind::kGather, 1, 8, true).name, "direct");
   EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 1, 8, true).name, "pairwise");
-  EXPECT_EQ(s.choose(CollKind::kAllReduce, 16, 8).fn, &rhd_all_reduce);
+  EXPECT_EQ(s.choose(CollKind::kAllReduce, 16, 8).fn, &rd_all_reduce);
+  EXPECT_EQ(s.choose(CollKind::kAllReduce, 64 << 10, 8).fn, &rhd_all_reduce);
   EXPECT_STREQ(s.choose(CollKind::kReduce, 1, 8).name, "tree");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1 << 30, 8).name, "tree");
   EXPECT_STREQ(s.choose(CollKind::kAllGather, 1, 8).name, "ring");
@@ -163,7 +169,7 @@ TEST(Selector, PerSizeOverrides) {
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 8, 4, true, true).name, "shm");  // automatic
   // A range with a gap: automatic there.
   const Selector gap = make("all_reduce: ring @ 1M- , broadcast:tree@-4K");
-  EXPECT_STREQ(gap.choose(CollKind::kAllReduce, 8, 4).name, "rhd");
+  EXPECT_STREQ(gap.choose(CollKind::kAllReduce, 8, 4).name, "rd");
   EXPECT_STREQ(gap.choose(CollKind::kAllReduce, 1 << 20, 4).name, "ring");
   EXPECT_STREQ(gap.choose(CollKind::kBroadcast, 4095, 4, true).name, "tree");
   EXPECT_STREQ(gap.choose(CollKind::kBroadcast, 4096, 4, true).name, "shm");
@@ -174,14 +180,14 @@ TEST(Selector, PerSizeOverrides) {
   EXPECT_STREQ(one.choose(CollKind::kAllReduce, 8, 4).name, "ring");
   // auto over a range drops the rules inside it; a plain name replaces them all.
   const Selector cleared = make("all_reduce:ring@0-1K,ring@1K-2K,all_reduce:auto@0-1K");
-  EXPECT_STREQ(cleared.choose(CollKind::kAllReduce, 8, 4).name, "rhd");
+  EXPECT_STREQ(cleared.choose(CollKind::kAllReduce, 8, 4).name, "rd");
   EXPECT_STREQ(cleared.choose(CollKind::kAllReduce, 1500, 4).name, "ring");
   EXPECT_STREQ(make("all_reduce:ring@0-1K,all_reduce:tree").choose(CollKind::kAllReduce, 8, 4).name,
                "tree");
 }
 
 // Ranks on several hosts: every collective with a hierarchical algorithm uses it (all_reduce
-// above small_bytes); reduce_scatter and all_gather only with as many ranks on every host.
+// unless rd fits); reduce_scatter and all_gather only with as many ranks on every host.
 TEST(Selector, AcrossHostsHierarchicalByDefault) {
   const Selector s = make("");
   Capabilities uniform;
@@ -198,10 +204,13 @@ TEST(Selector, AcrossHostsHierarchicalByDefault) {
     EXPECT_STREQ(s.choose(CollKind::kAllGather, bytes, 3, uneven).name, "ring");
     EXPECT_STREQ(s.choose(CollKind::kAllToAll, bytes, 4, uniform).name, "pairwise");
   }
-  // all_reduce: latency-bound up to small_bytes (rhd), hierarchical above; at 2 ranks
-  // (one per host) hier is the ring among them.
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 4, uniform).name, "rhd");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 4, 4, uniform).name, "hier");
+  // all_reduce: latency-bound while rd fits (log2(p) x bytes <= small_bytes), hierarchical
+  // above (rhd's steps are as many as hier's phases); at 2 ranks (one per host) hier is
+  // the ring among them.
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 4, uniform).name, "rd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 32 << 10, 4, uniform).name, "rd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (32 << 10) + 4, 4, uniform).name, "hier");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 4, uniform).name, "hier");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 2, uniform).name, "hier");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 20, 3, uneven).name, "hier");
   // An explicit choice still wins.
