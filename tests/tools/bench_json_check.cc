@@ -19,12 +19,16 @@ int check_bench(const nlohmann::json& rows, const std::set<std::string>& want_op
   std::set<std::string> ops;
   for (const auto& row : rows) {
     for (const char* key : {"op", "nranks", "size", "count", "type", "redop", "root",
-                            "oop_time_us", "oop_algbw", "oop_busbw", "oop_wrong", "ip_time_us",
-                            "ip_algbw", "ip_busbw", "ip_wrong"})
+                            "oop_time_us", "oop_min_us", "oop_max_us", "oop_algbw", "oop_busbw",
+                            "oop_wrong", "ip_time_us", "ip_algbw", "ip_busbw", "ip_wrong"})
       if (!row.contains(key)) return fail(std::string("row without \"") + key + "\": " + row.dump());
     if (row["oop_wrong"] != 0 || row["ip_wrong"] != 0)
       return fail("row with wrong results: " + row.dump());
     if (!(row["oop_time_us"].get<double>() > 0)) return fail("row without a time: " + row.dump());
+    // The mean lies between the fastest and the slowest iteration (rounding aside).
+    const double mean = row["oop_time_us"], lo = row["oop_min_us"], hi = row["oop_max_us"];
+    if (!(lo > 0 && lo <= mean * 1.0001 && mean <= hi * 1.0001))
+      return fail("fastest/mean/slowest out of order: " + row.dump());
     ops.insert(row["op"].get<std::string>());
   }
   for (const std::string& op : want_ops)

@@ -31,6 +31,8 @@ void print_mode(const ModeResult& m) {
 nlohmann::ordered_json mode_json(const ModeResult& m, const char* prefix) {
   std::string p(prefix);
   return {{p + "time_us", m.time_us},
+          {p + "min_us", m.min_us},
+          {p + "max_us", m.max_us},
           {p + "algbw", m.algbw},
           {p + "busbw", m.busbw},
           {p + "wrong", m.wrong < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(m.wrong)},

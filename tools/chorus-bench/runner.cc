@@ -35,9 +35,19 @@ ModeResult Runner::run_mode(Coll c, const Shape& shape, bool in_place) {
   comm_.barrier();
   const std::size_t bytes_reported = shape.elems * es;
   const auto before = cfg_.stats ? stats_row(c, bytes_reported) : std::pair<std::uint64_t, double>{};
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < cfg_.iters; ++i) run_once();
-  std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+  using Clock = std::chrono::steady_clock;
+  double fastest = 0, slowest = 0;
+  const auto start = Clock::now();
+  auto last = start;
+  for (int i = 0; i < cfg_.iters; ++i) {
+    run_once();
+    const auto now = Clock::now();
+    const double us = std::chrono::duration<double, std::micro>(now - last).count();
+    fastest = i == 0 ? us : std::min(fastest, us);
+    slowest = std::max(slowest, us);
+    last = now;
+  }
+  std::chrono::duration<double, std::micro> took = last - start;
 
   ModeResult r;
   if (cfg_.stats) {
@@ -46,6 +56,8 @@ ModeResult Runner::run_mode(Coll c, const Shape& shape, bool in_place) {
     r.stats_time_us = max_over_ranks(n > 0 ? (after.second - before.second) / n : -1.0);
   }
   r.time_us = max_over_ranks(took.count() / cfg_.iters);
+  r.min_us = max_over_ranks(fastest);
+  r.max_us = max_over_ranks(slowest);
   double bytes = static_cast<double>(shape.elems * es);
   r.algbw = r.time_us > 0 ? bytes / (r.time_us * 1e3) : 0;  // bytes/us/1e3 = GB/s
   r.busbw = r.algbw * busbw_factor(c, comm_.size());

@@ -14,6 +14,9 @@ namespace chorus_bench {
 
 struct ModeResult {
   double time_us = 0;       // average per iteration, max over ranks
+  // The fastest and the slowest timed iteration (each rank's, then max over ranks): their
+  // ratio is the run's spread.
+  double min_us = 0, max_us = 0;
   double algbw = 0;         // GB/s
   double busbw = 0;         // GB/s
   std::int64_t wrong = -1;  // mismatching elements over all ranks; -1 = not checked
