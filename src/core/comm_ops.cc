@@ -190,6 +190,10 @@ Status CommImpl::execute(IssuedOp& op) {
   recorder_->start(op.rec, op.choice.name);
   if (observe_) observe_->start(op);
   Status s = op.choice.fn(*transport_, op.args);
+  // An abort learnt while the operation ran ends it on this rank too, even when every
+  // message it needed had already arrived (e.g. one exchange whose peer aborted after
+  // sending): the operation fails on every rank, not only on those still waiting.
+  if (s.is_ok()) s = transport_->failure();
   if (observe_) observe_->end(op, s.is_ok());
   if (op.ticket >= 0) tickets_.release(static_cast<std::uint64_t>(op.ticket));
   op.ticket = -1;

@@ -117,6 +117,12 @@ Result<RequestPtr> RoutedTransport::post_recv(int peer, Tag tag, void* data, std
   return wrap(side.post_recv(i >= 0 ? i : peer, tag, data, bytes), i >= 0, tag);
 }
 
+Status RoutedTransport::failure() const {
+  Status f = far_->failure();
+  if (f.is_ok() && near_ != nullptr) f = near_->failure();
+  return f;
+}
+
 Status RoutedTransport::adopt_failure() {
   if (near_ == nullptr) return Status::ok();  // one part: nothing to pass on
   for (auto [from, to] : {std::pair{near_.get(), far_.get()}, {far_.get(), near_.get()}}) {

@@ -39,6 +39,7 @@ class RoutedTransport final : public Transport {
   // held messages (Transport::disagreement).
   Status wait(std::span<Request* const> reqs, Deadline deadline) override;
   void abort(const Status& reason) override;
+  Status failure() const override;
   void poke() override {
     if (near_) near_->poke();
     far_->poke();
