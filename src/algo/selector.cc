@@ -290,8 +290,10 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
     // measured (docs/PERFORMANCE.md): at 2 ranks one shot wins up to ~256 KiB
     // (bytes <= 4 x small_bytes), at 4 ranks up to ~16-32 KiB and at 8 up to ~8-16 KiB
     // (bytes x (n-1) <= small_bytes).
+    // Over messages, below small_bytes: rd while it fits (at 2 ranks always: one exchange
+    // against ring's two, the same bytes), else rhd.
     const char* name = "ring";
-    if (bytes <= cfg_.small_bytes && nranks > 2)
+    if (bytes <= cfg_.small_bytes && nranks > 1)
       name = rd_fits(bytes, nranks, cfg_.small_bytes) ? "rd" : "rhd";
     const std::size_t one_shot_max = nranks == 2 ? 4 * cfg_.small_bytes : cfg_.small_bytes;
     if (has_windows && nranks > 1)

@@ -76,7 +76,9 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (32 << 10) + 4, 4).name, "rhd");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 8).name, "rhd");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 1, 8).name, "ring");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16, 2).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16, 2).name, "rd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 10, 2).name, "rd");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 4, 2).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 256 << 10, 2, true).name, "shm");

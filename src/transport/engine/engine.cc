@@ -33,9 +33,23 @@ void Engine::complete(Op* op, Status st) {
 
 Status Engine::post(Op* op) {
   if (aborted()) return abort_status();
-  std::lock_guard<std::mutex> lk(mu_);
+  std::unique_lock<std::mutex> lk(mu_);
   if (closed_) return closed_status();
   PeerState& p = peer(op->peer);
+  // A receive about to be served from a held message: what the peer sent after it (an
+  // abort, say, when it gave up waiting) is read first, so the receive does not complete
+  // on data from an operation its sender has since failed.
+  // (When another thread drives progress, it reads them.)
+  if (op->kind == Op::Kind::kRecv && !p.is_failed() && !polling_ &&
+      std::any_of(p.unexpected.begin(), p.unexpected.end(),
+                  [&](const Unexpected& u) { return u.tag.matches(op->tag); })) {
+    polling_ = true;
+    const bool moved = progress(lk, Deadline(WaitPolicy::Clock::now()), /*block=*/false);
+    polling_ = false;
+    if (moved) cv_.notify_all();
+    if (aborted()) return abort_status();
+    if (closed_) return closed_status();
+  }
   if (p.is_failed()) {
     // Only a message that arrived before the peer left can still be received.
     if (op->kind != Op::Kind::kRecv || !take_unexpected(p, op)) return p.failed;

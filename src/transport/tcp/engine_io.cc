@@ -16,6 +16,27 @@ namespace chorus::tcp {
 namespace {
 constexpr std::size_t kMaxIov = 32;
 constexpr std::uint64_t kReadBudget = 8 << 20;  // bytes per peer per round, for fairness
+// Reads smaller than this go through the peer's staging buffer (one recv for many small
+// frames); larger payload reads go straight to their destination.
+constexpr std::size_t kStageBytes = 16 << 10;
+
+// Up to `want` bytes of peer p's stream into dst: from the staging buffer when it holds
+// some, else with one recv, straight into dst for a large read or into the staging buffer
+// (as much as the socket has) for a small one. recv's result convention.
+ssize_t take(Peer& p, std::uint8_t* dst, std::size_t want) {
+  if (p.stage_pos == p.stage_len && want < kStageBytes) {
+    if (p.stage.empty()) p.stage.resize(kStageBytes);
+    const ssize_t n = ::recv(p.fd.get(), p.stage.data(), p.stage.size(), MSG_DONTWAIT);
+    if (n <= 0) return n;
+    p.stage_pos = 0;
+    p.stage_len = static_cast<std::size_t>(n);
+  }
+  if (p.stage_pos == p.stage_len) return ::recv(p.fd.get(), dst, want, MSG_DONTWAIT);
+  const std::size_t n = std::min(want, p.stage_len - p.stage_pos);
+  std::memcpy(dst, p.stage.data() + p.stage_pos, n);
+  p.stage_pos += n;
+  return static_cast<ssize_t>(n);
+}
 
 template <class C>
 Op* take_by_id(C& c, std::uint64_t id) {
@@ -73,7 +94,9 @@ void Engine::write_peer(Peer& p) {
 void Engine::read_peer(Peer& p) {
   std::uint64_t budget = kReadBudget;
   // After abort nothing more is read: no buffer is written once its request failed.
-  while (!p.is_failed() && budget > 0 && !aborted()) {
+  // Staged bytes are parsed even past the budget: no socket read, and nothing may stay
+  // behind that poll() would not report.
+  while (!p.is_failed() && (budget > 0 || p.stage_pos < p.stage_len) && !aborted()) {
     std::uint8_t* dst;
     std::size_t want;
     if (!p.in_body) {
@@ -87,9 +110,10 @@ void Engine::read_peer(Peer& p) {
         case Peer::Sink::kAbortReason: dst = p.in_buf.data() + p.in_pos; break;
         default: dst = scratch_.data(); left = std::min<std::uint64_t>(left, scratch_.size());
       }
-      want = static_cast<std::size_t>(std::min<std::uint64_t>(left, budget));
+      want = static_cast<std::size_t>(
+          std::min<std::uint64_t>(left, std::max<std::uint64_t>(budget, 1)));
     }
-    ssize_t n = ::recv(p.fd.get(), dst, want, MSG_DONTWAIT);
+    ssize_t n = take(p, dst, want);
     if (n == 0) return fail_peer(p, lost_status(p));
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -62,6 +62,11 @@ struct Peer : engine::PeerState {
   Op* in_op = nullptr;
   std::vector<std::uint8_t> in_buf;  // unexpected eager payload or abort reason being read
   std::uint64_t in_pos = 0;          // body bytes read so far
+  // Bytes read from the socket ahead of the frame being parsed: small frames (header and
+  // payload) come in with one recv instead of two or three. Always drained before
+  // read_peer returns, so poll() readiness still means "news from this peer".
+  std::vector<std::uint8_t> stage;
+  std::size_t stage_pos = 0, stage_len = 0;
 };
 
 }  // namespace chorus::tcp
