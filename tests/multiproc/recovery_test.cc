@@ -302,6 +302,7 @@ TEST(PerCallTimeout, ScopedTimeoutBoundsOneCall) {
     }
     check(comm.timeout() == milliseconds(30000), "configured timeout not reported");
     const auto t0 = FailClock::now();
+    std::string e_text;
     {
       Communicator::ScopedTimeout scoped(comm, milliseconds(500));
       check(comm.timeout() == milliseconds(500), "ScopedTimeout not in force");
@@ -311,8 +312,10 @@ TEST(PerCallTimeout, ScopedTimeoutBoundsOneCall) {
       // Whichever rank this one waited on, the error names the sleeper.
       check(e.peer_rank() == kSleeper && has(e, "(stalled: rank 1 (host "),
             std::string("the sleeper is not named: ") + e.what());
+      e_text = e.what();
     }
     const double took = seconds_since(t0);
+    std::fprintf(stderr, "TO rank %d after %.3f s: %s\n", comm.rank(), took, e_text.c_str());
     // After the timeout, up to 1 s for the liveness answer (the sleeper never gives one).
     check(took >= 0.4 && took < 2.5, "kTimeout after " + std::to_string(took) + " s");
     check(comm.timeout() == milliseconds(30000), "ScopedTimeout did not restore the timeout");
