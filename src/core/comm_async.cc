@@ -113,7 +113,7 @@ void CommImpl::post_p2p(std::unique_ptr<PendingOp> p) {
 Status CommImpl::synchronize() {
   for (const auto& q : streams_) q->wait_idle();
   if (p2p_waiter_) p2p_waiter_->wait_idle();
-  Status s = first_failure();
+  Status s = settled_failure();
   if (!s.is_ok()) return s;
   if (aborted_.load(std::memory_order_acquire))
     return Status(ErrorCode::kAborted,

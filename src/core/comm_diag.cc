@@ -23,14 +23,14 @@ constexpr int kCulpritGraceMs = 200;
 std::string hang_key(int rank) { return str_printf("hang/%d", rank); }
 
 // Runs on the helper thread: may block as long as the store lets it.
-std::string publish_and_gather(bootstrap::Store& store, std::uint32_t comm,
-                               const diag::RankLine& mine, std::vector<diag::RankLine> lines,
-                               int culprit, bool print, Deadline deadline) {
+HangExchange publish_and_gather(bootstrap::Store& store, std::uint32_t comm,
+                                const diag::RankLine& mine, std::vector<diag::RankLine> lines,
+                                int culprit, bool gather, bool print, Deadline deadline) {
   Status st = store.set(hang_key(mine.rank), to_bytes(diag::encode_rank_line(mine)));
   if (!st.is_ok())
     CHORUS_LOG(WARN, Coll, "comm %u: publishing the hang report line failed: %s", comm,
                st.message().c_str());
-  if (!print) return "";
+  if (!gather && !print) return {};
   std::vector<std::string> keys;
   for (const auto& l : lines)
     if (l.rank != mine.rank && l.rank != culprit) keys.push_back(hang_key(l.rank));
@@ -53,7 +53,10 @@ std::string publish_and_gather(bootstrap::Store& store, std::uint32_t comm,
     auto parsed = diag::decode_rank_line(std::string(raw->begin(), raw->end()));
     if (parsed && parsed->rank == l.rank) l = *parsed;
   }
-  return diag::format_hang_report(comm, mine.rank, lines);
+  HangExchange out;
+  if (print) out.text = diag::format_hang_report(comm, mine.rank, lines);
+  out.lines = std::move(lines);
+  return out;
 }
 
 }  // namespace
@@ -81,24 +84,25 @@ DiagSettings diag_settings() {
   return d;
 }
 
-std::string exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::uint32_t comm,
-                                const diag::RankLine& mine, std::vector<diag::RankLine> known,
-                                int culprit, bool print, std::chrono::milliseconds budget) {
+HangExchange exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::uint32_t comm,
+                                 const diag::RankLine& mine, std::vector<diag::RankLine> known,
+                                 int culprit, bool gather, bool print,
+                                 std::chrono::milliseconds budget) {
   struct Shared {
     std::mutex mu;
     std::condition_variable cv;
     bool done = false;
-    std::string text;
+    HangExchange result;
   };
   auto shared = std::make_shared<Shared>();
   const Deadline deadline = Deadline::after(budget);
   // Detached: a hung store keeps only this thread (and its copies) waiting.
-  std::thread([shared, store, comm, mine, known = std::move(known), culprit, print,
+  std::thread([shared, store, comm, mine, known = std::move(known), culprit, gather, print,
                deadline]() mutable {
-    std::string text =
-        publish_and_gather(*store, comm, mine, std::move(known), culprit, print, deadline);
+    HangExchange result = publish_and_gather(*store, comm, mine, std::move(known), culprit,
+                                             gather, print, deadline);
     std::lock_guard<std::mutex> g(shared->mu);
-    shared->text = std::move(text);
+    shared->result = std::move(result);
     shared->done = true;
     shared->cv.notify_all();
   }).detach();
@@ -106,11 +110,13 @@ std::string exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::ui
   // A little slack past the gather deadline for formatting and the last get().
   const bool done = shared->cv.wait_until(lk, deadline.at() + std::chrono::milliseconds(300),
                                           [&] { return shared->done; });
-  if (done) return shared->text;
-  return print ? str_printf("chorus hang report v1 (comm %u): the store did not answer within "
-                            "%lld ms; no cross-rank table\n",
-                            comm, static_cast<long long>(budget.count()))
-               : "";
+  if (done) return shared->result;
+  HangExchange none;
+  if (print)
+    none.text = str_printf("chorus hang report v1 (comm %u): the store did not answer within "
+                           "%lld ms; no cross-rank table\n",
+                           comm, static_cast<long long>(budget.count()));
+  return none;
 }
 
 void write_report(const std::string& text) { diag::log_write_report(text); }

@@ -33,15 +33,24 @@ inline constexpr std::chrono::milliseconds kHangReportBudget{1000};
 // The bound on gathering the CHORUS_STATS=1 tables at destruction.
 inline constexpr std::chrono::milliseconds kStatsBudget{5000};
 
-// Publishes `mine` under "hang/<rank>" of `store` and, when `print`, gathers every
-// rank's line (ranks that never publish keep the host/pid of `known`) and returns the
-// formatted report. Waits up to `budget` for every rank except `culprit` (the rank the
-// failure names, -1 = none: it is likely dead or stalled, so it gets only a 200 ms
-// grace). Runs on a helper thread and returns after at most `budget` even
-// when the store hangs (then with a note that it did not answer); "" when !print.
-std::string exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::uint32_t comm,
-                                const diag::RankLine& mine, std::vector<diag::RankLine> known,
-                                int culprit, bool print, std::chrono::milliseconds budget);
+// What exchange_hang_lines() gathered.
+struct HangExchange {
+  std::string text;                   // the formatted report ("" unless print)
+  std::vector<diag::RankLine> lines;  // every rank's line, indexed by rank; a rank that
+                                      // published nothing has reported == false (empty
+                                      // unless gather or print, or when the store hung)
+};
+
+// Publishes `mine` under "hang/<rank>" of `store` and, when `gather` or `print`, gathers
+// every rank's line (ranks that never publish keep the host/pid of `known`); when `print`,
+// also formats the report. Waits up to `budget` for every rank except `culprit` (the
+// rank the failure names, -1 = none: it is likely dead or stalled, so it gets only a
+// 200 ms grace). Runs on a helper thread and returns after at most `budget` + 300 ms even
+// when the store hangs (then with no lines, and a note that it did not answer as text).
+HangExchange exchange_hang_lines(std::shared_ptr<bootstrap::Store> store, std::uint32_t comm,
+                                 const diag::RankLine& mine, std::vector<diag::RankLine> known,
+                                 int culprit, bool gather, bool print,
+                                 std::chrono::milliseconds budget);
 
 // Writes a dump or report to CHORUS_DEBUG_FILE (per rank with %r) or else stderr.
 void write_report(const std::string& text);

@@ -67,7 +67,7 @@ CommImpl::~CommImpl() {
   if (comm_store_ && diag_.hang_report != HangReportMode::kNone && !reported_.exchange(true)) {
     exchange_hang_lines(comm_store_, comm_id_,
                         own_line(aborted_.load() ? "aborted" : "exited", ""), {}, -1, false,
-                        kHangReportBudget);
+                        false, kHangReportBudget);
   }
 }
 
@@ -96,7 +96,7 @@ Status CommImpl::first_failure() const {
 Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
   const auto s = static_cast<unsigned long long>(seq);
   if (has_failed_.load(std::memory_order_acquire))
-    return first_failure().with_context(
+    return settled_failure().with_context(
         str_printf("rank %d: %s seq %llu refused: the communicator failed earlier", rank_, what, s));
   if (aborted_.load(std::memory_order_acquire))
     return Status(ErrorCode::kAborted,
@@ -120,13 +120,17 @@ Status CommImpl::fail(const Status& s, const std::string& context, std::uint64_t
     if (failed_.is_ok()) {
       failed_ = mine;
       has_failed_.store(true, std::memory_order_release);
+      // A first failure by timeout: report_failure() asks which ranks are still alive,
+      // and every error of this communicator waits for the answer (name_stalled()).
+      liveness_pending_ = s.code() == ErrorCode::kTimeout && size_ > 1 && comm_store_ &&
+                          diag_.hang_report != HangReportMode::kNone;
     }
   }
   tickets_.stop();  // the communicator is unusable: nobody waits for a window turn
   if (!propagates(s.code())) return mine;
-  transport_->abort(mine);
+  transport_->abort(mine);  // first: the peers learn now and answer the liveness question
   report_failure();
-  return mine;
+  return s.code() == ErrorCode::kTimeout ? name_stalled(mine) : mine;
 }
 
 Result<bool> CommImpl::agree(bool flag) {

@@ -4,6 +4,7 @@
 // end of a group).
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -236,6 +237,22 @@ class CommImpl {
                                                   const char* label);
   // The sticky failure as recorded (OK when none).
   Status first_failure() const;
+  // The same once the liveness question of a timeout is answered (waits for it, bounded).
+  Status settled_failure() const;
+
+  // --- After a timeout: which ranks stopped making progress (src/core/stalled.cc) ------
+  // The rank a timeout names is the one this rank waited on, which may itself wait on the
+  // stalled rank. report_failure() publishes this rank's hang line and gathers the others'
+  // through the store; the ranks that published nothing within the bound are the
+  // stalled ones. settle_liveness() records them from the gathered `lines` (empty: not
+  // known) and decorates the sticky failure; name_stalled() waits for that (bounded) and
+  // decorates `s`: " (stalled: rank S (host h pid p) did not answer ...)", peer() = S.
+  void settle_liveness(const std::vector<diag::RankLine>& lines);
+  Status name_stalled(const Status& s) const;
+  // `s` with the stalled-rank text appended, once (fail_mu_ held).
+  Status with_stalled_locked(const Status& s) const;
+  // Waits until no liveness question is pending, at most its budget (fail_mu_ held in `lk`).
+  void wait_liveness_locked(std::unique_lock<std::mutex>& lk) const;
   // At create(): the timeline (clock alignment when this process opens it first) and the
   // statistics, when configured; leaves observe_ null otherwise.
   Status start_observing();
@@ -257,6 +274,10 @@ class CommImpl {
   mutable std::mutex fail_mu_;
   Status failed_;  // sticky: first communication error (fail_mu_)
   std::atomic<bool> has_failed_{false};  // failed_ is set (read without the lock)
+  bool liveness_pending_ = false;  // the liveness question of a timeout runs (fail_mu_)
+  mutable std::condition_variable liveness_cv_;  // liveness_pending_ became false
+  std::string stalled_text_;  // " (stalled: ...)" or "" (fail_mu_)
+  int stalled_rank_ = -1;     // the stalled rank errors name as peer() (fail_mu_)
   std::atomic<bool> aborted_{false};  // abort() was called (any thread)
   std::shared_ptr<bootstrap::Store> store_;
   std::shared_ptr<bootstrap::Store> comm_store_;  // store_ under "chorus/comm<id>"

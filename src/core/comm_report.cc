@@ -69,13 +69,20 @@ std::vector<diag::RankLine> CommImpl::known_ranks() const {
 void CommImpl::report_failure() {
   if (reported_.exchange(true)) return;
   write_report(flight_record_auto("failure"));
-  if (diag_.hang_report == HangReportMode::kNone || !comm_store_) return;
+  if (diag_.hang_report == HangReportMode::kNone || !comm_store_) {
+    settle_liveness({});
+    return;
+  }
   const bool print = diag_.hang_report == HangReportMode::kAll || rank_ == 0;
   const Status failure = first_failure();
-  const std::string text =
+  // After a timeout every rank gathers the lines: who did not answer stopped progressing.
+  const bool liveness = failure.code() == ErrorCode::kTimeout;
+  HangExchange ex =
       exchange_hang_lines(comm_store_, comm_id_, own_line("failed", to_string(failure.code())),
-                          known_ranks(), failure.peer(), print, kHangReportBudget);
-  if (!text.empty()) write_report(text);
+                          known_ranks(), failure.peer(), liveness || print, print,
+                          kHangReportBudget);
+  settle_liveness(liveness ? ex.lines : std::vector<diag::RankLine>{});
+  if (!ex.text.empty()) write_report(ex.text);
 }
 
 }  // namespace chorus::core
