@@ -89,6 +89,7 @@ Status shm_reduce_scatter_split(transport::Transport& t, const CollArgs& a);
 Status shm_all_gather_split(transport::Transport& t, const CollArgs& a);
 // reduce_scatter / all_gather (count = elements per rank)
 Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a);
+Status rh_reduce_scatter(transport::Transport& t, const CollArgs& a);  // recursive halving
 Status ring_all_gather(transport::Transport& t, const CollArgs& a);
 // broadcast / reduce (binomial tree, chunked and pipelined)
 Status tree_broadcast(transport::Transport& t, const CollArgs& a);

@@ -1,4 +1,4 @@
-// Reduction algorithms (all_reduce x {ring, rhd, rd, tree}, reduce_scatter, reduce) over the
+// Reduction algorithms (all_reduce x {ring, rhd, rd, tree}, reduce_scatter x {ring, rh}, reduce) over the
 // fake transport, every rank count x count x dtype/op x in-place mode, against a local
 // reference; every rank's bytes must equal the reference (hence each other).
 #include <gtest/gtest.h>
@@ -81,9 +81,8 @@ INSTANTIATE_TEST_SUITE_P(Algo, AllReduce,
                          param_name);
 
 // reduce_scatter: mode 0 out of place, 1 recv == send + rank * count, 2 recv == send.
-class ReduceScatter : public ::testing::TestWithParam<Param> {};
-TEST_P(ReduceScatter, Ring) {
-  const auto [n, total] = GetParam();
+void check_reduce_scatter(Status (*fn)(transport::Transport&, const CollArgs&), int n,
+                          std::size_t total) {
   const std::size_t count = per_rank(total, n);
   for (const Variant& v : variants(count)) {
     for (int mode = 0; mode < 3; ++mode) {
@@ -94,7 +93,7 @@ TEST_P(ReduceScatter, Ring) {
         CollArgs a = base_args(v.dt, v.op, count, chunk_for(count));
         a.send = mode ? work[r].data() : in[r].data();
         a.recv = mode == 0 ? out[r].data() : mode == 1 ? work[r].data() + r * bytes : work[r].data();
-        return ring_reduce_scatter(t, a);
+        return fn(t, a);
       });
       expect_all_ok(st);
       const Bytes full = reference(in, v.dt, v.op, count * n);
@@ -107,6 +106,9 @@ TEST_P(ReduceScatter, Ring) {
     }
   }
 }
+class ReduceScatter : public ::testing::TestWithParam<Param> {};
+TEST_P(ReduceScatter, Ring) { check_reduce_scatter(ring_reduce_scatter, std::get<0>(GetParam()), std::get<1>(GetParam())); }
+TEST_P(ReduceScatter, Rh) { check_reduce_scatter(rh_reduce_scatter, std::get<0>(GetParam()), std::get<1>(GetParam())); }
 INSTANTIATE_TEST_SUITE_P(Algo, ReduceScatter,
                          ::testing::Combine(::testing::ValuesIn(kRanks), ::testing::ValuesIn(kCounts)),
                          param_name);

@@ -48,6 +48,7 @@ constexpr Entry kTable[] = {
     {CollKind::kAllGather, "shm", shm_all_gather, true},
     {CollKind::kAllGather, "single_copy", single_copy_all_gather, true},
     {CollKind::kReduceScatter, "ring", ring_reduce_scatter},
+    {CollKind::kReduceScatter, "rh", rh_reduce_scatter},
     {CollKind::kReduceScatter, "hier", hier_reduce_scatter, false, true},
     {CollKind::kReduceScatter, "shm", shm_reduce_scatter, true},
     {CollKind::kReduceScatter, "single_copy", single_copy_reduce_scatter, true},
@@ -300,6 +301,12 @@ Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
       name = bytes * static_cast<std::size_t>(nranks - 1) <= one_shot_max ? "shm" : "shm_direct";
     const Entry* e = find(kind, name);
     return choice(*e, caps);
+  }
+  if (kind == CollKind::kReduceScatter && !has_windows && nranks > 2 &&
+      (nranks & (nranks - 1)) == 0 && bytes * static_cast<std::size_t>(nranks) <= cfg_.small_bytes) {
+    // Over messages, a small input (n blocks) on a power of two of ranks: recursive
+    // halving's log2(n) steps against the ring's n - 1, the same bytes.
+    return choice(*find(kind, "rh"), caps);
   }
   if (has_windows && nranks > 1) {
     // Every other collective with a window algorithm: each byte crosses memory once in,

@@ -106,7 +106,11 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kReduce, 1, 8).name, "tree");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1 << 30, 8).name, "tree");
   EXPECT_STREQ(s.choose(CollKind::kAllGather, 1, 8).name, "ring");
-  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1, 8).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1, 8).name, "rh");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 8 << 10, 8).name, "rh");  // 64 KiB in all
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, (8 << 10) + 4, 8).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1, 6).name, "ring");  // not a power of two
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1, 2).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1, 8).name, "pairwise");
   EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 1, 8).name, "pairwise");
   EXPECT_STREQ(s.choose(CollKind::kGather, 1, 8).name, "direct");
