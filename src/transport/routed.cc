@@ -140,7 +140,7 @@ Result<int> RoutedTransport::probe(std::span<const ProbeTarget> targets, Deadlin
     for (auto [side, ts, at] : {std::tuple{near_.get(), &near, &near_at},
                                 std::tuple{far_.get(), &far, &far_at}}) {
       const Deadline slice = Deadline::earliest(
-          deadline, Deadline(Clock::now() + std::chrono::microseconds(kProbeSliceUs)));
+          deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kProbeSliceUs)));
       Result<int> got = on(*side, *ts, *at, slice);
       if (got.has_value()) return got;
       if (!sliced_out(got.status(), slice)) return got.status();
