@@ -6,7 +6,7 @@ same seed and same data on both. Run under chorus-run:
         bench/torch/ddp_bench.py --model resnet18 --steps 30
 
 Models: resnet18 (torchvision's, 10 classes, 32x32 images; needs python3-torchvision),
-transformer (a small encoder built here: 2 layers, d_model 256, 64 tokens), tiny (an MLP,
+transformer (a small encoder built here: 2 layers, d_model 128, 32 tokens), tiny (an MLP,
 for the smoke test). Rank 0 prints, per backend, steps/s (the slowest rank's time of each
 block), the loss curve, the largest difference between chorus's and gloo's losses (they
 must agree within fp32 tolerance: --rtol; exit 1 otherwise), and the communication share:
@@ -59,7 +59,7 @@ chorus_pg = dist.new_group(backend="chorus")
 class Encoder(nn.Module):
     """A small transformer classifier: token embedding, 2 encoder layers, mean pool."""
 
-    def __init__(self, vocab=1000, d=256, layers=2, classes=10):
+    def __init__(self, vocab=1000, d=128, layers=2, classes=10):
         super().__init__()
         self.embed = nn.Embedding(vocab, d)
         layer = nn.TransformerEncoderLayer(d, nhead=4, dim_feedforward=4 * d, batch_first=True,
@@ -87,7 +87,7 @@ def batch(step):
     if args.model == "resnet18":
         x = torch.randn(args.batch, 3, 32, 32, generator=g)
     elif args.model == "transformer":
-        x = torch.randint(0, 1000, (args.batch, 64), generator=g)
+        x = torch.randint(0, 1000, (args.batch, 32), generator=g)
     else:
         x = torch.randn(args.batch, 64, generator=g)
     return x, torch.randint(0, 10, (args.batch,), generator=g)
