@@ -22,6 +22,7 @@ orders, and training (BatchNorm, momentum) amplifies those last-bit differences 
 step (at 2 ranks a + b is the same either way and the curves are bit-identical)."""
 import argparse
 import copy
+import gc
 import os
 import sys
 import tempfile
@@ -51,7 +52,8 @@ rank, size = int(os.environ["CHORUS_RANK"]), int(os.environ["CHORUS_WORLD_SIZE"]
 threads = args.threads or max(1, (os.cpu_count() or 1) // size)
 torch.set_num_threads(threads)
 path = os.path.join(tempfile.gettempdir(), "chorus_ddp_bench_" + os.environ["CHORUS_JOB_ID"])
-dist.init_process_group("chorus", store=dist.FileStore(path, size), rank=rank, world_size=size)
+store = dist.FileStore(path, size)
+dist.init_process_group("chorus", store=store, rank=rank, world_size=size)
 gloo = dist.new_group(backend="gloo")
 chorus_pg = dist.new_group(backend="chorus")
 
@@ -209,7 +211,10 @@ if rank == 0:
         status = 1
 dist.barrier(group=gloo)
 dist.destroy_process_group()
+del store  # every rank lets go of the store file (its destructor rewrites it), then
+gc.collect()  # rank 0 removes it once the others have had time to do the same
 if rank == 0:
+    time.sleep(1.0)
     try:
         os.unlink(path)
     except OSError:
