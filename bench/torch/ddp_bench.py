@@ -174,8 +174,8 @@ for k in range(args.check_steps):
         loss = loss_fn(m(x), y)
         loss.backward()
         losses[name] = loss.item()
-    gc, gg = flat_grad(cm), flat_grad(gm)
-    rel = ((gc - gg).norm() / gg.norm().clamp_min(1e-30)).item()
+    g_c, g_g = flat_grad(cm), flat_grad(gm)
+    rel = ((g_c - g_g).norm() / g_g.norm().clamp_min(1e-30)).item()
     worst[0] = max(worst[0].item(), rel)
     worst[1] = max(worst[1].item(), abs(losses["chorus"] - losses["gloo"]))
     runs["chorus"]["opt"].step()  # move on: the next check starts elsewhere
