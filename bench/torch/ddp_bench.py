@@ -211,8 +211,11 @@ if rank == 0:
         status = 1
 dist.barrier(group=gloo)
 dist.destroy_process_group()
-del store  # every rank lets go of the store file (its destructor rewrites it), then
-gc.collect()  # rank 0 removes it once the others have had time to do the same
+# Every rank lets go of the store file (the groups and models hold it; its destructor
+# rewrites it), then rank 0 removes it once the others have had time to do the same.
+runs.clear()
+del store, gloo, chorus_pg, nosync, cm, gm
+gc.collect()
 if rank == 0:
     time.sleep(1.0)
     try:
