@@ -132,6 +132,17 @@ class CHORUS_EXPORT Communicator {
   // deadline (kTimeout naming the peer and tag).
   void send(const void* buf, std::size_t count, DataType dtype, int peer, int tag);
   void recv(void* buf, std::size_t count, DataType dtype, int peer, int tag);
+  // Receive from any source: waits for the next message of tag `tag` (default 0) that any
+  // other rank sends to this rank, receives it into `buf` (its count must equal the
+  // sender's, kDesync otherwise) and returns the sender's rank. The message taken is the
+  // sender's next one of that tag to this rank, so per-pair order holds: a later
+  // recv(peer) gets that peer's following message. When several senders' messages have
+  // arrived, the one after the last source chosen is taken (no sender starves). Bounded by
+  // the timeout: kTimeout "... in recv_any from any rank ...: deadline passed waiting for a
+  // message from any of peer ranks ..."; kPeerLost when a rank is gone and nothing of it
+  // waits. kInvalidArgument for a negative tag, inside a group (its source is needed at
+  // once), or on a communicator of one rank.
+  int recv_any(void* buf, std::size_t count, DataType dtype, int tag = 0);
   // Returns once every rank has entered the barrier.
   void barrier();
 
@@ -181,6 +192,14 @@ class CHORUS_EXPORT Communicator {
                   const Stream& stream = {});
   Work recv_async(void* buf, std::size_t count, DataType dtype, int peer, int tag,
                   const Stream& stream = {});
+  // recv_any, asynchronous: starts after the earlier operations of `stream` but waits for
+  // its source apart (the communicator's own worker), so it never holds back later
+  // operations of the stream (a send issued after it goes out at once); receives from any
+  // source match in issue order among themselves. Work::source() names the sender once
+  // it has arrived. Not allowed in a group (kInvalidArgument).
+  Work recv_any_async(void* buf, std::size_t count, DataType dtype, const Stream& stream = {});
+  Work recv_any_async(void* buf, std::size_t count, DataType dtype, int tag,
+                      const Stream& stream = {});
   Work barrier_async(const Stream& stream = {});
 
   // A new named stream (its worker thread starts on first use). Names need not be

@@ -55,6 +55,10 @@ class CHORUS_EXPORT Work {
   // name ("all_reduce", "send", "group", ...).
   std::int64_t seq() const noexcept;
   std::string op() const;
+  // A receive from any source (Communicator::recv_any_async): the rank it receives from,
+  // known once the message has arrived (-1 before, and for every other operation). seq()
+  // is then that pair's receive seq (-1 before).
+  int source() const noexcept;
 
   explicit Work(std::shared_ptr<core::WorkState> state);
 

@@ -294,6 +294,30 @@ void bind_p2p(Cls& cls) {
       "buf"_a, "peer"_a, py::kw_only(), "dtype"_a = py::none(), "tag"_a = 0,
       "stream"_a = py::none());
   cls.def(
+      "recv_any",
+      [](PyComm& c, py::object buf, py::object dtype, int tag) {
+        Prepared p = prepare_any_source(buf, dtype);
+        const int source = c.blocking(
+            [&](Communicator& x) { return x.recv_any(p.recv, p.count, p.dtype, tag); });
+        return source;
+      },
+      "buf"_a, py::kw_only(), "dtype"_a = py::none(), "tag"_a = 0,
+      "Receives into buf the next message of `tag` that any other rank sends to this rank; "
+      "returns the sender's rank (that pair's order holds: a later recv from it gets its "
+      "following message).");
+  cls.def(
+      "recv_any_async",
+      [](py::object self, py::object buf, py::object dtype, int tag, py::object stream) {
+        Prepared p = prepare_any_source(buf, dtype);
+        p.tag = tag;
+        return run_async(self, std::move(p), stream,
+                         [](Communicator& x, const Prepared& p, const Stream& s) {
+                           return x.recv_any_async(p.recv, p.count, p.dtype, p.tag, s);
+                         });
+      },
+      "buf"_a, py::kw_only(), "dtype"_a = py::none(), "tag"_a = 0, "stream"_a = py::none(),
+      "recv_any, asynchronous: Work.source names the sender once it has arrived.");
+  cls.def(
       "barrier", [](PyComm& c) { c.blocking([](Communicator& x) { x.barrier(); }); },
       "Returns once every rank has entered the barrier.");
   cls.def(

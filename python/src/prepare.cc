@@ -292,8 +292,12 @@ Prepared prepare_scatter(Communicator& c, py::handle send, py::handle recv, int 
 }
 
 Prepared prepare_p2p(Communicator& c, py::handle buf, int peer, bool writable, py::handle dtype) {
-  Prepared p;
   check_rank("peer", peer, c.size());
+  return prepare_any_source(buf, dtype, peer, writable);
+}
+
+Prepared prepare_any_source(py::handle buf, py::handle dtype, int peer, bool writable) {
+  Prepared p;
   OptView b(std::in_place, buf, "buf", writable);
   p.dtype = resolve_dtype(to_dtype(dtype, "dtype"), {ptr(b)});
   p.count = b->count();

@@ -49,5 +49,7 @@ Prepared prepare_scatter(Communicator& c, py::handle send, py::handle recv, int 
                          py::handle dtype);
 // send (writable = false) or recv (writable = true) of `buf` with `peer`.
 Prepared prepare_p2p(Communicator& c, py::handle buf, int peer, bool writable, py::handle dtype);
+// prepare_p2p without the peer check (recv_any: peer -1, writable).
+Prepared prepare_any_source(py::handle buf, py::handle dtype, int peer = -1, bool writable = true);
 
 }  // namespace chorus::python

@@ -117,6 +117,7 @@ void bind_work(py::module_& m) {
       .def_property_readonly("message", [](const PyWork& w) { return w.work.message(); })
       .def_property_readonly("seq", [](const PyWork& w) { return w.work.seq(); })
       .def_property_readonly("op", [](const PyWork& w) { return w.work.op(); })
+      .def_property_readonly("source", [](const PyWork& w) { return w.work.source(); })
       .def("on_complete", &on_complete, py::arg("callback"),
            "Calls callback(work) once the operation finished, on the thread completing it "
            "(with the GIL acquired), or at once if it already has. Exceptions are "

@@ -25,6 +25,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::recv(std::vector<at::Tensor>&
   });
 }
 
+c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::recvAnysource(std::vector<at::Tensor>& tensors,
+                                                                 int tag) {
+  at::Tensor& t = single(tensors, "tensor");
+  return launch(c10d::OpType::RECVANYSOURCE, tensors, {}, [&] {
+    return comm_->recv_any_async(t.data_ptr(), count(t), to_dtype(t, "tensor"), tag, p2p_stream_);
+  });
+}
+
 void ProcessGroupChorus::startCoalescing() {
   std::lock_guard<std::mutex> lock(issue_mu_);
   comm_->group_start();

@@ -72,6 +72,9 @@ class ChorusWork : public c10d::Work {
   bool wait(std::chrono::milliseconds timeout = kNoTimeout) override;
   void synchronize() override {}
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return state_->future; }
+  // recvAnysource: the sender's rank once the message has arrived (-1 before; torch's
+  // Work._source_rank()).
+  int sourceRank() const override { return work_.source(); }
 
  private:
   chorus::Work work_;
@@ -133,6 +136,9 @@ class ProcessGroupChorus : public c10d::ProcessGroup {
                                           const c10d::AllToAllOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int tag) override;
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int tag) override;
+  // Chorus's recv_any_async on the "p2p" stream (it waits for its source apart, so later
+  // sends are not held back); the Work's sourceRank() names the sender.
+  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
 
   // p2p.cc: torch's coalescing (batch_isend_irecv) is a Chorus group: the operations issued

@@ -135,4 +135,10 @@ std::size_t p2p_bytes(bool sending, int rank, int size, const void* buf, std::si
   return count * dtype_size(dtype);
 }
 
+std::size_t any_source_bytes(const void* buf, std::size_t count, DataType dtype) {
+  check_common(dtype, count, 1);
+  throw_if_error(check_buffer("buf", buf, count));
+  return count * dtype_size(dtype);
+}
+
 }  // namespace chorus::api

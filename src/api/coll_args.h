@@ -36,5 +36,7 @@ algo::CollArgs scatter_args(int rank, int size, const void* send, void* recv, st
 // send (`sending`) or recv of `count` elements with `peer`: checks, returns the bytes.
 std::size_t p2p_bytes(bool sending, int rank, int size, const void* buf, std::size_t count,
                       DataType dtype, int peer);
+// recv_any's checks (count, dtype, buffer; no peer): the byte count.
+std::size_t any_source_bytes(const void* buf, std::size_t count, DataType dtype);
 
 }  // namespace chorus::api

@@ -185,6 +185,23 @@ Work Communicator::recv_async(void* buf, std::size_t count, DataType dtype, int 
   return p2p_async(impl(), false, buf, bytes, peer, checked_tag(tag), stream);
 }
 
+int Communicator::recv_any(void* buf, std::size_t count, DataType dtype, int tag) {
+  const std::size_t bytes = api::any_source_bytes(buf, count, dtype);
+  return api::value_or_throw(impl().recv_any(buf, bytes, checked_tag(tag)));
+}
+
+Work Communicator::recv_any_async(void* buf, std::size_t count, DataType dtype,
+                                  const Stream& stream) {
+  return recv_any_async(buf, count, dtype, 0, stream);
+}
+
+Work Communicator::recv_any_async(void* buf, std::size_t count, DataType dtype, int tag,
+                                  const Stream& stream) {
+  const std::size_t bytes = api::any_source_bytes(buf, count, dtype);
+  const int id = api::stream_id(impl(), stream);
+  return Work(api::value_or_throw(impl().recv_any_async(buf, bytes, checked_tag(tag), id)));
+}
+
 void Communicator::barrier() { throw_if_error(impl().run(CollKind::kBarrier, CollArgs{})); }
 
 Work Communicator::barrier_async(const Stream& stream) {

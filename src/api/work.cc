@@ -91,6 +91,8 @@ void Work::on_complete(std::function<void(const Work&)> callback) const {
 
 std::int64_t Work::seq() const noexcept { return state_ ? state_->seq() : -1; }
 
+int Work::source() const noexcept { return state_ ? state_->source() : -1; }
+
 std::string Work::op() const { return state_ ? state_->name() : std::string(); }
 
 }  // namespace chorus

@@ -78,7 +78,7 @@ Result<std::shared_ptr<WorkState>> CommImpl::p2p_async(bool sending, void* buf, 
   Status s = issue_p2p(sending, buf, bytes, peer, tag, stream, &p->op);
   if (s.code() == ErrorCode::kInvalidArgument) return s;
   if (!s.is_ok()) {
-    const std::uint64_t seq = tag != 0 ? 0 : sending ? send_seq_[peer] : recv_seq_[peer];
+    const std::uint64_t seq = tag != 0 ? 0 : peek_p2p_seq(sending, peer, tag);
     return WorkState::failed(static_cast<std::int64_t>(seq), sending ? "send" : "recv", s);
   }
   p->work = std::make_shared<WorkState>(static_cast<std::int64_t>(p->op.seq()), p->op.name);
@@ -112,6 +112,7 @@ void CommImpl::post_p2p(std::unique_ptr<PendingOp> p) {
 
 Status CommImpl::synchronize() {
   for (const auto& q : streams_) q->wait_idle();
+  any_stream_->wait_idle();
   if (p2p_waiter_) p2p_waiter_->wait_idle();
   Status s = settled_failure();
   if (!s.is_ok()) return s;

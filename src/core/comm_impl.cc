@@ -38,6 +38,7 @@ CommImpl::CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector)
     : rank_(rank), size_(size), cfg_(std::move(cfg)), selector_(std::move(selector)),
       send_seq_(size, 0), recv_seq_(size, 0) {
   streams_.push_back(std::make_unique<StreamQueue>(0, "default"));
+  any_stream_ = std::make_unique<StreamQueue>(-1, "any_source");
 }
 
 CommImpl::~CommImpl() {
@@ -55,6 +56,7 @@ CommImpl::~CommImpl() {
                                  rank_, pending)));
   }
   for (const auto& q : streams_) q->stop();
+  any_stream_->stop();  // after the streams, which hand it receives from any source
   if (p2p_waiter_) p2p_waiter_->stop();  // what is left fails promptly (aborted above)
   for (auto& p : group_) {
     Status s = drop(p->op, refuse(p->op.name, p->op.seq()));

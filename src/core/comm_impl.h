@@ -78,6 +78,19 @@ class CommImpl {
   // own sequence of messages. Failures propagate as in run().
   Status send(const void* buf, std::size_t bytes, int peer, int tag = 0);
   Status recv(void* buf, std::size_t bytes, int peer, int tag = 0);
+  // Receive from any source (src/core/comm_any_source.cc): waits (within the timeout)
+  // until some other rank's next message of tag `tag` to this rank has arrived
+  // (Transport::probe over every peer, each at this pair's next receive seq, starting after
+  // the last source chosen, so no sender starves), then receives it like recv() from that
+  // rank, consuming that pair's seq. Returns the source rank. kInvalidArgument inside a
+  // group or for a negative tag; kNotSupported when the transport cannot probe.
+  Result<int> recv_any(void* buf, std::size_t bytes, int tag = 0);
+  // The asynchronous form: starts after the earlier operations of `stream`, then waits for
+  // a source on the communicator's own "any_source" worker (so it never holds back later
+  // operations of `stream`; receives from any source match in issue order among
+  // themselves); the WorkState reports the source (WorkState::source()) and that pair's seq.
+  Result<std::shared_ptr<WorkState>> recv_any_async(void* buf, std::size_t bytes, int tag,
+                                                    int stream);
 
   // --- Asynchronous operations (src/core/comm_async.cc) ---------------------------
   // Issues the collective now (seq in program order) and queues its execution on stream
@@ -167,6 +180,7 @@ class CommImpl {
 
  private:
   struct AsyncTask;  // comm_async.cc: a PendingOp run by a stream's worker
+  struct AnySourceTask;  // comm_any_source.cc: recv_any_async's two steps
   friend class GroupRun;  // group.cc: the execution of one group
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
   // Issue steps (caller's thread): refuse-check, seq, signature, flight-recorder entry;
@@ -174,7 +188,16 @@ class CommImpl {
   Status issue_collective(algo::CollKind kind, const algo::CollArgs& args, const char* label,
                           int stream, IssuedOp* out);
   Status issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int tag, int stream,
-                   IssuedOp* out);
+                   IssuedOp* out, const char* name = nullptr);
+  // The wire tag of a point-to-point message of `bytes` under user tag `tag`, pair seq `seq`.
+  transport::Tag p2p_wire_tag(std::size_t bytes, int tag, std::uint64_t seq) const;
+  // The seq the next (direction, peer, tag) message will take (p2p_seq_mu_ taken).
+  std::uint64_t peek_p2p_seq(bool sending, int peer, int tag);
+  // recv_any's work on this thread: probes every peer for its next message of `tag`, then
+  // issues the receive from the peer found into `op` (named "recv_any"; that pair's seq
+  // taken), bounded by `deadline`. `rec`: the flight-recorder entry of the wait.
+  Status claim_any_source(void* buf, std::size_t bytes, int tag, int stream, Deadline deadline,
+                          std::uint64_t rec, IssuedOp* op);
   // The next seq of (direction, peer, tag), advanced.
   std::uint64_t next_p2p_seq(bool sending, int peer, int tag);
   // Blocking send (sending) or recv: issue + execute here, or record in the open group.
@@ -271,6 +294,10 @@ class CommImpl {
   std::vector<std::uint64_t> recv_seq_;
   std::map<std::pair<int, int>, std::uint64_t> tagged_send_seq_;  // (peer, tag != 0)
   std::map<std::pair<int, int>, std::uint64_t> tagged_recv_seq_;
+  // Guards the four p2p seq tables above: receives from any source take a pair's seq on
+  // the any_source worker while the caller issues (recursive: claim_any_source issues).
+  std::recursive_mutex p2p_seq_mu_;
+  int any_last_ = -1;  // the source last chosen by a receive from any source (p2p_seq_mu_)
   mutable std::mutex fail_mu_;
   Status failed_;  // sticky: first communication error (fail_mu_)
   std::atomic<bool> has_failed_{false};  // failed_ is set (read without the lock)
@@ -285,6 +312,8 @@ class CommImpl {
   // Streams (id = index, 0 = default); touched by the issuing thread only. Declared before
   // the recorder, which keeps pointers to their labels.
   std::vector<std::unique_ptr<StreamQueue>> streams_;
+  // recv_any_async's waits for a source (started on first use; not a user stream).
+  std::unique_ptr<StreamQueue> any_stream_;
   WindowTickets tickets_;
   // Operations issued and not yet finished (any stream, groups). An operation that starts
   // while others are in flight marks its messages kSigUnordered.

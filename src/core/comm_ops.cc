@@ -110,15 +110,29 @@ void CommImpl::choose(IssuedOp& op) {
 }
 
 std::uint64_t CommImpl::next_p2p_seq(bool sending, int peer, int tag) {
+  std::lock_guard<std::recursive_mutex> g(p2p_seq_mu_);
   if (tag == 0) return (sending ? send_seq_ : recv_seq_)[peer]++;
   return (sending ? tagged_send_seq_ : tagged_recv_seq_)[{peer, tag}]++;
 }
 
+std::uint64_t CommImpl::peek_p2p_seq(bool sending, int peer, int tag) {
+  std::lock_guard<std::recursive_mutex> g(p2p_seq_mu_);
+  if (tag == 0) return (sending ? send_seq_ : recv_seq_)[peer];
+  return (sending ? tagged_send_seq_ : tagged_recv_seq_)[{peer, tag}];
+}
+
+transport::Tag CommImpl::p2p_wire_tag(std::size_t bytes, int tag, std::uint64_t seq) const {
+  const std::uint32_t comm = comm_id_ | kP2pCommBit | (tag != 0 ? kP2pTaggedBit : 0u);
+  std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
+  if (tag != 0) sig |= transport::kSigUnordered;
+  return transport::Tag{comm, kP2pSeqBase + seq, static_cast<std::uint32_t>(tag), sig};
+}
+
 Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int tag,
-                           int stream, IssuedOp* out) {
-  const char* name = sending ? "send" : "recv";
+                           int stream, IssuedOp* out, const char* label) {
+  const char* name = label != nullptr ? label : sending ? "send" : "recv";
   if (tag < 0) return invalid_argument(str_printf("tag must be >= 0, got %d", tag));
-  CHORUS_RETURN_IF_ERROR(refuse(name, tag == 0 ? (sending ? send_seq_ : recv_seq_)[peer] : 0));
+  CHORUS_RETURN_IF_ERROR(refuse(name, tag == 0 ? peek_p2p_seq(sending, peer, tag) : 0));
   IssuedOp& op = *out;
   op.p2p = true;
   op.name = name;
@@ -128,11 +142,7 @@ Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer,
   op.peer = peer;
   op.stream = stream;
   op.timeout = cfg_.timeout;
-  const std::uint32_t comm = comm_id_ | kP2pCommBit | (tag != 0 ? kP2pTaggedBit : 0u);
-  std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
-  if (tag != 0) sig |= transport::kSigUnordered;
-  op.tag = transport::Tag{comm, kP2pSeqBase + next_p2p_seq(sending, peer, tag),
-                          static_cast<std::uint32_t>(tag), sig};
+  op.tag = p2p_wire_tag(bytes, tag, next_p2p_seq(sending, peer, tag));
   op.stream_label = streams_[stream]->label();
   op.rec = record_p2p(name, op.seq(), peer, bytes, op.stream_label);
   if (observe_) op.issue_ns = diag::steady_now_ns();

@@ -2,6 +2,7 @@
 // chorus::Work points to): state, outcome, completion callbacks and a condition variable
 // for waiters.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -56,11 +57,19 @@ class WorkState : public std::enable_shared_from_this<WorkState> {
     return deferred_by_ == std::this_thread::get_id() && !finished_;
   }
 
-  std::int64_t seq() const { return seq_; }
+  std::int64_t seq() const { return seq_.load(std::memory_order_acquire); }
+  // A receive from any source: the rank it receives from (-1 until known, and for every
+  // other operation) and its seq on that pair, set once the source is chosen.
+  int source() const { return source_.load(std::memory_order_acquire); }
+  void set_source(int rank, std::int64_t seq) {
+    seq_.store(seq, std::memory_order_release);
+    source_.store(rank, std::memory_order_release);
+  }
   const char* name() const { return name_; }
 
  private:
-  const std::int64_t seq_;
+  std::atomic<std::int64_t> seq_;
+  std::atomic<int> source_{-1};
   const char* const name_;
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;

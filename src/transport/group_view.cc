@@ -21,4 +21,11 @@ Result<RequestPtr> GroupView::post_recv(int peer, Tag tag, void* data, std::size
   return base_.post_recv(members_[static_cast<std::size_t>(peer)], tag, data, bytes);
 }
 
+Result<int> GroupView::probe(std::span<const ProbeTarget> targets, Deadline deadline) {
+  CHORUS_RETURN_IF_ERROR(check_probe_targets("probe", targets, rank(), size()));
+  std::vector<ProbeTarget> base(targets.begin(), targets.end());
+  for (ProbeTarget& t : base) t.peer = members_[static_cast<std::size_t>(t.peer)];
+  return base_.probe(base, deadline);  // same order: the index means the same target
+}
+
 }  // namespace chorus::transport

@@ -22,6 +22,7 @@ class GroupView final : public Transport {
   Status wait(std::span<Request* const> reqs, Deadline deadline) override {
     return base_.wait(reqs, deadline);
   }
+  Result<int> probe(std::span<const ProbeTarget> targets, Deadline deadline) override;
   void poke() override { base_.poke(); }
   void abort(const Status& reason) override { base_.abort(reason); }
   // The windows the base transport shares among exactly these members, if any.

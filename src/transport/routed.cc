@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <tuple>
 #include <thread>
 #include <utility>
 
@@ -121,6 +122,38 @@ Status RoutedTransport::failure() const {
   Status f = far_->failure();
   if (f.is_ok() && near_ != nullptr) f = near_->failure();
   return f;
+}
+
+Result<int> RoutedTransport::probe(std::span<const ProbeTarget> targets, Deadline deadline) {
+  CHORUS_RETURN_IF_ERROR(check_probe_targets("probe", targets, rank(), size()));
+  if (near_ == nullptr) return far_->probe(targets, deadline);
+  std::vector<ProbeTarget> near, far;   // in each part's numbering
+  std::vector<int> near_at, far_at;     // their indices in `targets`
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const int i = near_index(targets[k].peer);
+    (i >= 0 ? near : far).push_back(ProbeTarget{i >= 0 ? i : targets[k].peer, targets[k].tag});
+    (i >= 0 ? near_at : far_at).push_back(static_cast<int>(k));
+  }
+  auto on = [](Transport& side, const std::vector<ProbeTarget>& ts, const std::vector<int>& at,
+               Deadline d) -> Result<int> {
+    Result<int> got = side.probe(ts, d);
+    if (!got.has_value()) return got.status();
+    return at[static_cast<std::size_t>(*got)];
+  };
+  if (far.empty()) return on(*near_, near, near_at, deadline);
+  if (near.empty()) return on(*far_, far, far_at, deadline);
+  for (;;) {
+    for (auto [side, ts, at] : {std::tuple{near_.get(), &near, &near_at},
+                                std::tuple{far_.get(), &far, &far_at}}) {
+      const Deadline slice = Deadline::earliest(
+          deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kProbeSliceUs)));
+      Result<int> got = on(*side, *ts, *at, slice);
+      if (got.has_value()) return got;
+      if (!sliced_out(got.status(), slice)) return got.status();
+      CHORUS_RETURN_IF_ERROR(adopt_failure());
+      if (deadline.expired()) return probe_timeout(rank(), targets);
+    }
+  }
 }
 
 Status RoutedTransport::adopt_failure() {

@@ -38,6 +38,9 @@ class RoutedTransport final : public Transport {
   // of kSliceUs. Every kQuietSliceUs, pending receives are checked against both sides'
   // held messages (Transport::disagreement).
   Status wait(std::span<Request* const> reqs, Deadline deadline) override;
+  // Targets on one side: that side's probe. On both: each side probes in turn for
+  // kProbeSliceUs (the side's own blocking wait), until one finds a message.
+  Result<int> probe(std::span<const ProbeTarget> targets, Deadline deadline) override;
   void abort(const Status& reason) override;
   Status failure() const override;
   void poke() override {
@@ -56,6 +59,7 @@ class RoutedTransport final : public Transport {
   static constexpr int kSliceUs = 50;
   static constexpr int kQuietSliceUs = 10000;
   static constexpr int kBusyUs = 50;
+  static constexpr int kProbeSliceUs = 500;
 
  private:
   // kDesync when a pending receive of `reqs` has a disagreeing message in either part.

@@ -22,6 +22,34 @@ Status SharedWindows::write_peer(int rank, const void*, void*, std::size_t) {
                 str_printf("write_peer(rank %d): this transport offers no single-copy writes", rank));
 }
 
+Result<int> Transport::probe(std::span<const ProbeTarget> /*targets*/, Deadline /*deadline*/) {
+  return Status(ErrorCode::kNotSupported,
+                str_printf("receive from any source (probe) is not supported by the %s transport",
+                           name().c_str()));
+}
+
+Status check_probe_targets(const char* what, std::span<const ProbeTarget> targets, int rank,
+                           int size) {
+  if (targets.empty()) return invalid_argument(str_printf("%s: no peer to receive from", what));
+  for (const ProbeTarget& t : targets) {
+    if (t.peer < 0 || t.peer >= size)
+      return invalid_argument(str_printf("%s: peer %d is out of range [0, %d)", what, t.peer, size));
+    if (t.peer == rank) return invalid_argument(str_printf("%s: peer %d is this rank", what, t.peer));
+  }
+  return Status::ok();
+}
+
+Status probe_timeout(int rank, std::span<const ProbeTarget> targets) {
+  std::string peers;
+  for (const ProbeTarget& t : targets) peers += (peers.empty() ? "" : ", ") + std::to_string(t.peer);
+  const Tag& t = targets.front().tag;
+  return Status(ErrorCode::kTimeout,
+                str_printf("rank %d: deadline passed waiting for a message from any of peer "
+                           "ranks %s (tag comm %u step %u): none of them sent one",
+                           rank, peers.c_str(), t.comm, t.step),
+                targets.size() == 1 ? targets.front().peer : -1);
+}
+
 Status check_post_args(const char* what, int peer, int rank, int size, const void* data,
                        std::size_t bytes) {
   if (peer < 0 || peer >= size)

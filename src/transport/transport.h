@@ -62,6 +62,12 @@ inline bool disagree(const Tag& a, const Tag& b) {
          signatures_differ(a.sig, b.sig);
 }
 
+// One receive a probe (Transport::probe) looks for: the message `tag` from `peer`.
+struct ProbeTarget {
+  int peer = -1;
+  Tag tag;
+};
+
 // Turns a signature into text for error messages (given to transports by their creator,
 // since only the layers above know what a signature encodes). Null = print it in hex.
 using SignatureFormatter = std::string (*)(std::uint64_t sig);
@@ -125,6 +131,15 @@ class Transport {
   // Receives the message from `peer` with `tag` into `data`. The message must be exactly
   // `bytes` long: a different length fails the request with kDesync.
   virtual Result<RequestPtr> post_recv(int peer, Tag tag, void* data, std::size_t bytes) = 0;
+
+  // Receive from any source: makes progress until a message matching one of `targets`
+  // (its peer and exact tag) has arrived, or its sender offers it (TCP rendezvous), and
+  // is held unreceived; returns that target's index (the lowest when several are held).
+  // Consumes nothing: a post_recv for that peer and tag then matches the message. Fails
+  // with a target peer's kPeerLost or kDesync (when nothing of it is held), kTimeout at
+  // `deadline` (naming the peers and tag), kAborted; kInvalidArgument for a peer out of
+  // range or this rank; kNotSupported where the transport cannot probe (the default).
+  virtual Result<int> probe(std::span<const ProbeTarget> targets, Deadline deadline);
 
   // Makes progress until every request in `reqs` is done or `deadline` passes.
   // Null entries are skipped. Returns the first failure (kPeerLost, kTimeout with the
@@ -211,6 +226,13 @@ Status overtaken_receive(int rank, const Tag& expected, int peer, const std::str
 // (transport::disagree).
 Status foreign_message(int rank, int peer, const std::string& peer_address, const Tag& msg,
                        const std::string& mine_desc, const std::string& msg_desc);
+
+// Checks probe()'s targets (`what` names the call): non-empty, each peer in range and not
+// `rank`. kInvalidArgument otherwise.
+Status check_probe_targets(const char* what, std::span<const ProbeTarget> targets, int rank,
+                           int size);
+// The kTimeout of a probe that found nothing before its deadline, naming the peers and tag.
+Status probe_timeout(int rank, std::span<const ProbeTarget> targets);
 
 // Blocking helpers built on post + wait.
 Status send(Transport& t, int peer, Tag tag, const void* data, std::size_t bytes, Deadline d);

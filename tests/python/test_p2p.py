@@ -1,6 +1,7 @@
 """send/recv: a ring in both directions at several sizes and dtypes; a size mismatch
 raises chorus.DesyncError on both ranks of the pair; asynchronous receives issued before
-the sends complete (they do not hold the sends back); tags are separate sequences."""
+the sends complete (they do not hold the sends back); tags are separate sequences; receives from any source (recv_any, recv_any_async) get
+every sender's messages once and in order."""
 import numpy as np
 
 import chorus
@@ -90,6 +91,30 @@ def test_tags(comm):
     comm.barrier()
 
 
+def test_recv_any(comm):
+    # Every rank but 0 sends 4 messages to rank 0 (value rank * 100 + i), which receives
+    # them from any source, blocking and async alternately: each once, each sender's in order.
+    r, n = comm.rank, comm.size
+    if r == 0:
+        nxt = {p: 0 for p in range(1, n)}
+        for k in range(4 * (n - 1)):
+            got = np.full(1000, -1, np.int64)
+            if k % 2 == 0:
+                src = comm.recv_any(got)
+            else:
+                w = comm.recv_any_async(got)
+                w.wait()
+                src = w.source
+            check(src in nxt, f"source {src}")
+            check_equal(got, np.full(1000, src * 100 + nxt[src], np.int64), f"message {k}")
+            nxt[src] += 1
+        check(all(v == 4 for v in nxt.values()), f"received per sender: {nxt}")
+    else:
+        for i in range(4):
+            comm.send(np.full(1000, r * 100 + i, np.int64), 0)
+    comm.barrier()
+
+
 if __name__ == "__main__":
     main([test_ring, test_bf16_p2p, test_recv_async_before_send_async, test_tags,
-          test_size_mismatch_is_desync])
+          test_recv_any, test_size_mismatch_is_desync])

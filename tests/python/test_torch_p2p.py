@@ -118,7 +118,33 @@ def t_sequence_number(rank, size, gloo):
     check(pg._get_sequence_number_for_group() == first + 1, "one more after an all_reduce")
 
 
+def t_recv_any_source(rank, size, gloo):
+    # Every rank sends two messages to every other; each receives 2 * (size - 1) from any
+    # source (recv and irecv without src): each sender's two, in order, the source right.
+    got_from = []
+    for dst in range(size):
+        if dst == rank:
+            for k in range(2 * (size - 1)):
+                t = torch.full((10,), -1.0)
+                if k % 2 == 0:
+                    src = dist.recv(t)
+                else:
+                    w = dist.irecv(t)
+                    w.wait()
+                    src = w._source_rank()
+                check(0 <= src < size and src != rank, f"source {src}")
+                nth = got_from.count(src)
+                check_tensor(t, torch.full((10,), float(src * 10 + nth)), f"from {src}")
+                got_from.append(src)
+        else:
+            for i in range(2):
+                dist.send(torch.full((10,), float(rank * 10 + i)), dst)
+    for p in peers(rank, size):
+        check(got_from.count(p) == 2, f"messages from {p}: {got_from}")
+
+
 if __name__ == "__main__":
     rank, size, gloo = init(timeout_s=20)
-    main([t_irecv_before_isend, t_batch_isend_irecv, t_tags, t_all_gather_coalesced,
+    main([t_irecv_before_isend, t_batch_isend_irecv, t_tags, t_recv_any_source,
+          t_all_gather_coalesced,
           t_sparse_all_reduce, t_monitored_barrier, t_sequence_number], rank, size, gloo)

@@ -42,6 +42,9 @@ class Engine {
   // Starts `op` (kind, peer, tag, buffer filled in; peer already range-checked). Never
   // blocks. Fails at once if the peer is lost or desynced, or the engine aborted.
   Status post(Op* op);
+  // transport::Transport::probe() (targets already checked): waits, driving progress like
+  // wait(), until a message or offer matching a target is held; returns its index.
+  Result<int> probe(std::span<const transport::ProbeTarget> targets, Deadline deadline);
   // Forgets a pending op: its buffer is never touched again. No-op when done.
   void cancel(Op* op);
   // Drives progress until every non-null op is done, one fails, or `deadline` passes.
@@ -171,9 +174,15 @@ class Engine {
   bool polling_ = false;  // a thread is driving progress
   bool closed_ = false;
   int also_fd_ = -1;      // block(): another fd a blocking progress round watches
+  int probing_ = 0;       // threads in probe(): a medium holds no message back unread
 
  private:
   Status held_disagreement(const transport::Tag& tag) const;
+  // A message (or offer) for `tag` from `p` is held: unexpected, or parked in the medium.
+  bool holds(const PeerState& p, const transport::Tag& tag) const;
+  // probe()'s look at the held messages: a target's index, -1 (none yet), or the failure
+  // of a target's peer that can no longer send (`*st`).
+  int probe_held(std::span<const transport::ProbeTarget> targets, Status* st) const;
   bool take_unexpected(PeerState& p, Op* op);
   bool overtaken(PeerState& p, Op* op);
   bool foreign(Op* op);

@@ -30,6 +30,12 @@ Result<transport::RequestPtr> EngineTransport::post_recv(int peer, transport::Ta
   return post(Op::Kind::kRecv, "post_recv", peer, tag, data, bytes);
 }
 
+Result<int> EngineTransport::probe(std::span<const transport::ProbeTarget> targets,
+                                   Deadline deadline) {
+  CHORUS_RETURN_IF_ERROR(transport::check_probe_targets("probe", targets, rank(), size()));
+  return engine_->probe(targets, deadline);
+}
+
 Status EngineTransport::wait(std::span<transport::Request* const> reqs, Deadline deadline) {
   constexpr std::size_t kInline = 16;
   Op* inline_ops[kInline];

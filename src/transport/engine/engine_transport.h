@@ -41,6 +41,7 @@ class EngineTransport : public transport::Transport {
   Result<transport::RequestPtr> post_recv(int peer, transport::Tag tag, void* data,
                                           std::size_t bytes) override;
   Status wait(std::span<transport::Request* const> reqs, Deadline deadline) override;
+  Result<int> probe(std::span<const transport::ProbeTarget> targets, Deadline deadline) override;
   void abort(const Status& reason) override { engine_->abort(reason); }
   void poke() override { engine_->poke(); }
   bool idle() const override { return engine_->idle(); }

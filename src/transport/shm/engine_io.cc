@@ -62,7 +62,8 @@ bool Engine::write_peer(Peer& p) {
 }
 
 // Picks the sink of the record at the head of p's ring. False: leave it parked in the ring
-// (a large message nobody has asked for, while no other receive from p is waiting).
+// (a large message nobody has asked for, while no other receive from p is waiting and no
+// receive from any source is looking: the message it looks for may be behind this one).
 bool Engine::decide_sink(Peer& p, bool final) {
   if (Op* op = take_posted(p, p.in_tag)) {
     if (!accepts(p, op, engine::Unexpected{p.in_tag, p.in_hdr.length, false, 0, {}})) {
@@ -75,7 +76,8 @@ bool Engine::decide_sink(Peer& p, bool final) {
     return true;
   }
   const bool whole = p.in_ring.used_bytes() >= p.in_hdr.length;
-  if (p.in_hdr.length <= copy_out_bytes_ || !p.posted.empty() || (final && whole)) {
+  if (p.in_hdr.length <= copy_out_bytes_ || !p.posted.empty() || probing_ > 0 ||
+      (final && whole)) {
     p.sink = Peer::Sink::kUnexpected;
     p.in_buf.resize(p.in_hdr.length);
     return true;

@@ -1,0 +1,80 @@
+// Engine probe: a receive from any source waits here, driving progress like wait(), until
+// one of its candidate messages is held (an unexpected payload, a sender's offer, or a
+// message parked in the medium), and learns which peer to receive from.
+#include <sched.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "transport/engine/engine.h"
+
+namespace chorus::engine {
+
+bool Engine::holds(const PeerState& p, const transport::Tag& tag) const {
+  if (std::any_of(p.unexpected.begin(), p.unexpected.end(),
+                  [&](const Unexpected& u) { return u.tag.matches(tag); }))
+    return true;
+  const transport::Tag* t = parked(p);
+  return t != nullptr && t->matches(tag);
+}
+
+int Engine::probe_held(std::span<const transport::ProbeTarget> targets, Status* st) const {
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    if (holds(peer(targets[i].peer), targets[i].tag)) return static_cast<int>(i);
+  // Nothing held: a peer that is gone (or refused us) never sends what we wait for.
+  for (const transport::ProbeTarget& t : targets) {
+    const PeerState& p = peer(t.peer);
+    if (p.is_failed()) *st = p.failed;
+    else if (!p.desynced.is_ok()) *st = p.desynced;
+    if (!st->is_ok()) break;
+  }
+  return -1;
+}
+
+Result<int> Engine::probe(std::span<const transport::ProbeTarget> targets, Deadline deadline) {
+  std::unique_lock<std::mutex> lk(mu_);
+  ++probing_;
+  struct Leave {
+    int& n;
+    ~Leave() { --n; }  // mu_ is held again whenever probe() returns
+  } leave{probing_};
+  bool polled = false;
+  WaitPolicy::Clock::time_point start{};
+  for (;;) {
+    if (aborted()) return abort_status();
+    if (closed_) return closed_status();
+    Status lost;
+    const int found = probe_held(targets, &lost);
+    if (found >= 0) return found;
+    if (!lost.is_ok()) return lost;
+    if (deadline.expired()) {
+      std::vector<transport::ProbeTarget> named(targets.begin(), targets.end());
+      for (transport::ProbeTarget& t : named) t.peer = peer(t.peer).name;
+      return transport::probe_timeout(name_, named);
+    }
+    if (polling_) {  // another thread drives progress; it wakes us when anything moved
+      const auto until =
+          Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
+      cv_.wait_until(lk, until.at());
+      continue;
+    }
+    polling_ = true;
+    const auto now = WaitPolicy::Clock::now();
+    if (!polled) start = now;
+    polled = true;
+    const WaitPolicy::Phase phase = policy_.phase(start, now);
+    const bool block = phase == WaitPolicy::Phase::kBlock;
+    const bool moved = progress(lk, deadline, block);
+    if (!moved && !block) {
+      lk.unlock();
+      if (phase == WaitPolicy::Phase::kSpin) WaitPolicy::cpu_relax();
+      else ::sched_yield();
+      lk.lock();
+    }
+    polling_ = false;
+    if (moved || block) cv_.notify_all();
+    if (moved && policy_.restarts_on_progress()) start = WaitPolicy::Clock::now();
+  }
+}
+
+}  // namespace chorus::engine
