@@ -152,13 +152,13 @@ double predict_us(const CostParams& p, CollKind kind, const char* algo, std::siz
   return t < 0 ? -1 : t + kOpUs;
 }
 
-// Fixed order; doubles printed with %.6g (ample for a model's inputs).
+// Fixed order; doubles printed with %.9g.
 std::string to_text(const CostParams& p) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "sync_us=%.6g;wake_us=%.6g;net_sync_us=%.6g;net_bw=%.6g;copy_bw_cache=%.6g;"
-                "copy_bw_mem=%.6g;reduce_bw_cache=%.6g;reduce_bw_mem=%.6g;peer_read_bw=%.6g;"
-                "peer_read_us=%.6g;cache_bytes=%.6g;window_half=%.6g;cpus=%d;measured=%d",
+                "sync_us=%.9g;wake_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;copy_bw_cache=%.9g;"
+                "copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;peer_read_bw=%.9g;"
+                "peer_read_us=%.9g;cache_bytes=%.9g;window_half=%.9g;cpus=%d;measured=%d",
                 p.sync_us, p.wake_us, p.net_sync_us, p.net_bw, p.copy_bw_cache, p.copy_bw_mem,
                 p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw, p.peer_read_us,
                 p.cache_bytes, p.window_half, p.cpus, p.measured ? 1 : 0);

@@ -3,6 +3,7 @@
 #include "core/host_probe.h"
 
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -11,6 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -47,37 +50,45 @@ long futex(std::atomic<int>* addr, int op, int val) {
   return ::syscall(SYS_futex, reinterpret_cast<int*>(addr), op, val, nullptr, nullptr, 0);
 }
 
-// Half a round trip of a flag between two threads spinning on their cores (us), or 0
-// when it could not be measured in time.
+// Half a round trip of a flag between two threads spinning on their cores (us): the
+// fastest of batches of 50 round trips within 10 ms; 0 when no batch completed (a busy
+// host where the two threads never ran at once).
 double handoff_us() {
-  constexpr int kRounds = 2000;
+  constexpr int kBatch = 50;
   std::atomic<int> flag{0};
   std::atomic<bool> stop{false};
   std::thread peer([&] {
-    for (int i = 0; i < kRounds && !stop.load(std::memory_order_relaxed); ++i) {
-      while (flag.load(std::memory_order_acquire) != 2 * i + 1)
-        if (stop.load(std::memory_order_relaxed)) return;
-      flag.store(2 * i + 2, std::memory_order_release);
+    for (int v = 1; !stop.load(std::memory_order_relaxed);) {
+      if (flag.load(std::memory_order_acquire) == v) {
+        flag.store(v + 1, std::memory_order_release);
+        v += 2;
+      }
     }
   });
   const auto t0 = Clock::now();
-  int done = 0;
-  for (; done < kRounds; ++done) {
-    flag.store(2 * done + 1, std::memory_order_release);
-    while (flag.load(std::memory_order_acquire) != 2 * done + 2) {
-      if (us_since(t0) > 20000) break;  // the peer is not running: a busy host
+  double best = 0;
+  for (int v = 1; us_since(t0) < 10000;) {
+    const auto b0 = Clock::now();
+    int i = 0;
+    for (; i < kBatch; ++i, v += 2) {
+      flag.store(v, std::memory_order_release);
+      while (flag.load(std::memory_order_acquire) != v + 1 && us_since(t0) < 10000) {
+      }
+      if (flag.load(std::memory_order_acquire) != v + 1) break;
     }
-    if (flag.load(std::memory_order_acquire) != 2 * done + 2) break;
+    if (i < kBatch) break;  // out of time mid-batch: the peer may still owe a reply
+    const double us = us_since(b0) / kBatch / 2;
+    if (best == 0 || us < best) best = us;
   }
-  const double us = us_since(t0);
   stop.store(true);
   peer.join();
-  return done == kRounds ? us / kRounds / 2 : 0;
+  return best;
 }
 
-// Half a round trip between two threads that sleep in futex waits (us).
+// Half a round trip between two threads that sleep in futex waits (us): the median of
+// 40 round trips (a busy host delays some by a scheduler tick).
 double wake_us() {
-  constexpr int kRounds = 100;
+  constexpr int kRounds = 40;
   std::atomic<int> word{0};
   std::thread peer([&] {
     for (int i = 0; i < kRounds; ++i) {
@@ -86,15 +97,17 @@ double wake_us() {
       futex(&word, FUTEX_WAKE_PRIVATE, 1);
     }
   });
-  const auto t0 = Clock::now();
+  std::vector<double> trips;
   for (int i = 0; i < kRounds; ++i) {
+    const auto t0 = Clock::now();
     word.store(2 * i + 1);
     futex(&word, FUTEX_WAKE_PRIVATE, 1);
     while (word.load() != 2 * i + 2) futex(&word, FUTEX_WAIT_PRIVATE, 2 * i + 1);
+    trips.push_back(us_since(t0));
   }
-  const double us = us_since(t0);
   peer.join();
-  return us / kRounds / 2;
+  std::nth_element(trips.begin(), trips.begin() + kRounds / 2, trips.end());
+  return trips[kRounds / 2] / 2;
 }
 
 std::size_t l2_bytes() {
@@ -104,12 +117,42 @@ std::size_t l2_bytes() {
 
 }  // namespace
 
-algo::CostParams probe_host() {
+algo::CostParams probe_host(std::string* steps) {
+  auto last = Clock::now();
+  auto step = [&](const char* name) {
+    if (steps != nullptr) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s%s %.1f ms", steps->empty() ? "" : ", ", name,
+                    us_since(last) / 1000);
+      *steps += buf;
+    }
+    last = Clock::now();
+  };
   algo::CostParams p;
   p.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   p.cache_bytes = double(l2_bytes());
-  constexpr std::size_t kSmall = 64 << 10, kLarge = 8 << 20;
-  std::vector<float> a(kLarge / 4, 1.0f), b(kLarge / 4, 2.0f), c(kLarge / 4, 0.0f);
+  // Three 4 MiB buffers (beyond the per-core L2 of current x86 CPUs) on transparent huge
+  // pages where the kernel offers them: faulting in 3000 small pages one by one costs
+  // more than the whole probe on some VMs (about 16 us each on the test machine).
+  constexpr std::size_t kSmall = 64 << 10, kLarge = 4 << 20, kHuge = 2 << 20;
+  constexpr std::size_t kMapped = 3 * kLarge + kHuge;
+  void* region = ::mmap(nullptr, kMapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+  if (region == MAP_FAILED) return p;  // the defaults
+  struct Unmap {
+    void* r;
+    ~Unmap() { ::munmap(r, kMapped); }
+  } unmap{region};
+  auto* base = reinterpret_cast<char*>(
+      (reinterpret_cast<std::uintptr_t>(region) + kHuge - 1) / kHuge * kHuge);
+  ::madvise(base, 3 * kLarge, MADV_HUGEPAGE);  // a hint: fine if refused
+  std::memset(base, 0, 3 * kLarge);
+  struct Span {
+    float* ptr;
+    float* data() const { return ptr; }
+  };
+  const Span a{reinterpret_cast<float*>(base)}, b{a.ptr + kLarge / 4}, c{b.ptr + kLarge / 4};
+  step("buffers");
   p.copy_bw_cache = best_bw(kSmall, 64, 3, [&] { std::memcpy(c.data(), a.data(), kSmall); });
   p.copy_bw_mem = best_bw(kLarge, 1, 3, [&] { std::memcpy(c.data(), a.data(), kLarge); });
   auto sum = [&](std::size_t bytes) {
@@ -117,6 +160,7 @@ algo::CostParams probe_host() {
   };
   p.reduce_bw_cache = best_bw(kSmall, 64, 3, [&] { sum(kSmall); });
   p.reduce_bw_mem = best_bw(kLarge, 1, 3, [&] { sum(kLarge); });
+  step("copy+reduce");
   // process_vm_readv of this process itself: the same page walk as of a peer.
   const pid_t self = ::getpid();
   auto read_self = [&](std::size_t bytes) {
@@ -128,9 +172,12 @@ algo::CostParams probe_host() {
     const double small_bw = best_bw(4096, 64, 3, [&] { read_self(4096); });
     p.peer_read_us = std::max(0.05, 4096 / small_bw - 4096 / p.peer_read_bw);
   }
+  step("peer read");
   if (p.cpus >= 2)
     if (const double h = handoff_us(); h > 0) p.sync_us = h;
+  step("hand-off");
   p.wake_us = wake_us();
+  step("wake-up");
   p.measured = true;
   return p;
 }

@@ -11,7 +11,8 @@ namespace chorus::core {
 // per call, a cross-core flag hand-off and a futex wake-up between two threads (the same
 // cache lines and system calls as between two processes). Figures it cannot measure
 // (one processor: no hand-off; no process_vm_readv) keep their defaults. Thread-safe.
-algo::CostParams probe_host();
+// `steps`, when given, receives the time of each step ("copy 3.1 ms, ...").
+algo::CostParams probe_host(std::string* steps = nullptr);
 
 // "CPU model|processors|kernel release": what the tuning cache is keyed by.
 std::string host_key();

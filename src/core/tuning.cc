@@ -57,7 +57,7 @@ bool params_from_json(const json& j, algo::CostParams& out) {
     if (it == j.end() || !it->is_number()) return false;
     if (!text.empty()) text += ';';
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", it->get<double>());
+    std::snprintf(buf, sizeof buf, "%.9g", it->get<double>());
     text += key + "=" + buf;
   }
   return algo::from_text(text, out);
@@ -111,10 +111,12 @@ algo::CostParams cached_params(const std::string& path, std::vector<algo::Select
       doc["hosts"][key].is_object() && params_from_json(doc["hosts"][key].value("params", json()), p))
     return p;
   const auto t0 = std::chrono::steady_clock::now();
-  p = probe_host();
+  std::string steps;
+  p = probe_host(&steps);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  CHORUS_LOG(INFO, Init, "host probe took %.1f ms: %s", ms, algo::to_text(p).c_str());
+  CHORUS_LOG(INFO, Init, "host probe took %.1f ms (%s): %s", ms, steps.c_str(),
+             algo::to_text(p).c_str());
   if (path == "none") return p;
   doc["version"] = 1;
   if (!doc.contains("hosts") || !doc["hosts"].is_object()) doc["hosts"] = json::object();

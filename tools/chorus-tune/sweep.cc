@@ -1,6 +1,7 @@
 // The sweep (sweep.h). One communicator per (collective, algorithm), created on first
-// use with that algorithm forced; all timing maxima are taken over ranks with an
-// all_reduce on the default communicator.
+// use with that algorithm forced. Every call is timed; a cell's time of an algorithm is
+// the slowest rank's median call (the maximum over ranks taken with an all_reduce on the
+// default communicator).
 #include "sweep.h"
 
 #include <algorithm>
@@ -72,20 +73,30 @@ std::vector<Cell> sweep(chorus::Communicator& comm, const TuneConfig& cfg) {
           }
         }
         const int iters = iters_for(cfg, cell.bytes);
+        std::vector<std::vector<double>> samples(cell.times.size());
         for (int round = 0; round < cfg.rounds; ++round) {
-          for (AlgoTime& t : cell.times) {
-            chorus::Communicator& k = forced.at(cell.op + ":" + t.algo);
+          for (std::size_t j = 0; j < cell.times.size(); ++j) {
+            chorus::Communicator& k = forced.at(cell.op + ":" + cell.times[j].algo);
             auto once = [&] {
               chorus_bench::invoke(k, c, l, shape.count, dt, chorus::ReduceOp::kSum, 0);
             };
             for (int i = 0; i < cfg.warmup_iters; ++i) once();
             k.barrier();
-            const auto t0 = std::chrono::steady_clock::now();
-            for (int i = 0; i < iters; ++i) once();
-            const std::chrono::duration<double, std::micro> took =
-                std::chrono::steady_clock::now() - t0;
-            t.us = std::min(t.us, max_over_ranks(comm, took.count() / iters));
+            for (int i = 0; i < iters; ++i) {
+              const auto t0 = std::chrono::steady_clock::now();
+              once();
+              samples[j].push_back(
+                  std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                      .count());
+            }
           }
+        }
+        // The median call of this rank (robust to a rank descheduled now and then on a
+        // busy host), then the slowest rank.
+        for (std::size_t j = 0; j < cell.times.size(); ++j) {
+          std::vector<double>& v = samples[j];
+          std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+          cell.times[j].us = max_over_ranks(comm, v[v.size() / 2]);
         }
         cell.best_us = std::numeric_limits<double>::infinity();
         for (const AlgoTime& t : cell.times)

@@ -1,5 +1,5 @@
 // The sweep: per collective and size, every algorithm the communicator can run, forced
-// one at a time (Options::algo), interleaved round by round; the fastest round counts.
+// one at a time (Options::algo), interleaved round by round; each call timed.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -12,7 +12,7 @@ namespace chorus_tune {
 
 struct AlgoTime {
   std::string algo;
-  double us = 0;            // measured: max over ranks of the mean call time, best round
+  double us = 0;            // measured: the slowest rank's median call (us)
   double predicted_us = -1;  // the cost model's figure (Communicator::estimate)
 };
 

@@ -15,7 +15,7 @@ struct TuneConfig {
   std::size_t step_factor = 8;
   int iters = 20;        // timed calls per algorithm and round
   int warmup_iters = 2;  // untimed calls per algorithm and round
-  int rounds = 3;        // algorithms interleaved round by round; the best round counts
+  int rounds = 3;        // algorithms interleaved round by round (every call counts)
   double tolerance = 10;  // % loss that still counts as "within"
   std::string write_path;  // --write: the tuning table
 };
