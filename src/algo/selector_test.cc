@@ -10,8 +10,11 @@
 namespace chorus::algo {
 namespace {
 
+// The built-in rules (no cost model), with CHORUS_ALGO = spec.
 Selector make(const std::string& spec) {
-  auto r = Selector::create(SelectorConfig{64 << 10, spec});
+  SelectorConfig cfg{64 << 10, spec};
+  cfg.model_spec = "none";
+  auto r = Selector::create(cfg);
   EXPECT_TRUE(r.has_value()) << r.status().to_string();
   return std::move(r).value();
 }
@@ -21,6 +24,7 @@ Selector make(const std::string& spec) {
 TEST(Selector, SingleCopyChoices) {
   SelectorConfig cfg{64 << 10, ""};
   cfg.host_cpus = 4;
+  cfg.model_spec = "none";
   auto made = Selector::create(cfg);
   ASSERT_TRUE(made.has_value());
   const Selector& s = *made;
@@ -284,6 +288,17 @@ TEST(SelectorModel, ModelChoosesOnlyForItsKinds) {
   EXPECT_STREQ(make_cfg("all").choose(CollKind::kAllGather, 1024, 4, Capabilities{}).name, "ring");
   EXPECT_STREQ(make_cfg("all").choose(CollKind::kAllGather, 1024, 4, Capabilities{true, false}).name,
                "shm");
+}
+
+// CHORUS_COST_MODEL=auto: the model chooses for all_gather and reduce_scatter only (where
+// the sweeps showed it at least as good as the rules, docs/PERFORMANCE.md).
+TEST(SelectorModel, AutoKinds) {
+  const Selector s = make_cfg("auto");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1024, 4, kOneHost).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1024, 4, kOneHost).name, "shm");
+  EXPECT_STREQ(s.estimate(CollKind::kAllReduce, 1024, 4, kOneHost).source, "rules");
 }
 
 TEST(SelectorModel, BadModelSpecNamesTheVariable) {

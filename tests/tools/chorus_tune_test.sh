@@ -3,7 +3,8 @@
 #   chorus_tune_test.sh chorus-run chorus-tune chorus-bench
 # 1. the sweep prints a cell per (op, size) and the shares, and --write writes a table
 #    that parses, with rows for the swept collectives at 2 ranks;
-# 2. a table is honoured: one forcing all_reduce to "ring" at 2 ranks makes the
+# 2. chorus-bench --estimate prints an estimate line per row;
+# 3. a table is honoured: one forcing all_reduce to "ring" at 2 ranks makes the
 #    all_reduces chorus-bench runs use ring (the statistics table names the algorithm),
 #    and a table for another rank count changes nothing.
 set -u
@@ -44,6 +45,11 @@ CHORUS_TUNING_TABLE="$TMP/ring3.json" "$RUN" -n 2 --timeout 120 "$BENCH" --op al
 algos=$(grep -E '^\[0\] +all_reduce ' "$TMP/out" | awk '{print $NF}' | sort -u)
 [ -n "$algos" ] || fail "no all_reduce statistics rows"
 echo "$algos" | grep -qx ring && fail "a 3-rank table applied at 2 ranks"
+# chorus-bench --estimate prints the choice and prediction next to each row.
+"$RUN" -n 2 --timeout 120 "$BENCH" --op all_gather -b 1K -e 8K -f 8 -n 2 -w 1 --estimate \
+  >"$TMP/out" 2>"$TMP/err" || fail "bench --estimate failed"
+[ "$(grep -cE '^\[0\] # estimate: +[a-z_]+ +\((rules|model|table|override)\) predicted +[0-9.]+ us, measured' \
+     "$TMP/out")" -eq 2 ] || fail "not 2 estimate lines"
 # A malformed table fails init on every rank, naming the variable.
 echo '{"table": [{"op": "all_reduce"}]}' >"$TMP/bad.json"
 CHORUS_TUNING_TABLE="$TMP/bad.json" "$RUN" -n 2 --timeout 60 "$BENCH" --op all_reduce -b 8 -e 8 \
