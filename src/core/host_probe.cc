@@ -51,10 +51,10 @@ long futex(std::atomic<int>* addr, int op, int val) {
 }
 
 // Half a round trip of a flag between two threads spinning on their cores (us): the
-// fastest of batches of 50 round trips within 10 ms; 0 when no batch completed (a busy
+// fastest of batches of 20 round trips within 3 ms; 0 when no batch completed (a busy
 // host where the two threads never ran at once).
 double handoff_us() {
-  constexpr int kBatch = 50;
+  constexpr int kBatch = 20, kBudgetUs = 3000;
   std::atomic<int> flag{0};
   std::atomic<bool> stop{false};
   std::thread peer([&] {
@@ -67,12 +67,12 @@ double handoff_us() {
   });
   const auto t0 = Clock::now();
   double best = 0;
-  for (int v = 1; us_since(t0) < 10000;) {
+  for (int v = 1; us_since(t0) < kBudgetUs;) {
     const auto b0 = Clock::now();
     int i = 0;
     for (; i < kBatch; ++i, v += 2) {
       flag.store(v, std::memory_order_release);
-      while (flag.load(std::memory_order_acquire) != v + 1 && us_since(t0) < 10000) {
+      while (flag.load(std::memory_order_acquire) != v + 1 && us_since(t0) < kBudgetUs) {
       }
       if (flag.load(std::memory_order_acquire) != v + 1) break;
     }
@@ -86,9 +86,9 @@ double handoff_us() {
 }
 
 // Half a round trip between two threads that sleep in futex waits (us): the median of
-// 40 round trips (a busy host delays some by a scheduler tick).
+// 20 round trips (a busy host delays some by a scheduler tick).
 double wake_us() {
-  constexpr int kRounds = 40;
+  constexpr int kRounds = 20;
   std::atomic<int> word{0};
   std::thread peer([&] {
     for (int i = 0; i < kRounds; ++i) {
@@ -131,10 +131,10 @@ algo::CostParams probe_host(std::string* steps) {
   algo::CostParams p;
   p.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   p.cache_bytes = double(l2_bytes());
-  // Three 4 MiB buffers (beyond the per-core L2 of current x86 CPUs) on transparent huge
-  // pages where the kernel offers them: faulting in 3000 small pages one by one costs
+  // Three 2 MiB buffers (beyond the per-core L2 of current x86 CPUs) on transparent huge
+  // pages where the kernel offers them: faulting in 1500 small pages one by one costs
   // more than the whole probe on some VMs (about 16 us each on the test machine).
-  constexpr std::size_t kSmall = 64 << 10, kLarge = 4 << 20, kHuge = 2 << 20;
+  constexpr std::size_t kSmall = 64 << 10, kLarge = 2 << 20, kHuge = 2 << 20;
   constexpr std::size_t kMapped = 3 * kLarge + kHuge;
   void* region = ::mmap(nullptr, kMapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                         -1, 0);
