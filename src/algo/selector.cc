@@ -113,11 +113,11 @@ bool single_copy_pays(CollKind kind, std::size_t bytes, int nranks, bool oversub
 // The collectives whose automatic choice the cost model makes under CHORUS_COST_MODEL=auto:
 // those where a chorus-tune sweep showed it within 10% of the best in at least as many
 // cells as the rules (docs/PERFORMANCE.md, "Cost model"); the others keep the rules.
-// Sweeps of 2026-12-02 (AMD EPYC, 2 vCPUs, 2 and 4 ranks): all_gather and reduce_scatter
-// gained (the model keeps staging below ~1 MiB where the rule read peers from 256 KiB);
-// all_reduce, broadcast and all_to_all lost at 2 or 4 ranks; reduce and barrier have one
-// window algorithm, so nothing to choose.
-constexpr unsigned kAutoModelKinds = (1u << static_cast<int>(CollKind::kAllGather)) |
+// Sweeps of 2026-12-02 05:03 UTC (AMD EPYC, 2 vCPUs, 2 and 4 ranks, 3 runs each): all_reduce,
+// all_gather and reduce_scatter gained at both rank counts; broadcast lost at 4 ranks
+// and all_to_all at 2; reduce and barrier have one window algorithm (nothing to choose).
+constexpr unsigned kAutoModelKinds = (1u << static_cast<int>(CollKind::kAllReduce)) |
+                                     (1u << static_cast<int>(CollKind::kAllGather)) |
                                      (1u << static_cast<int>(CollKind::kReduceScatter));
 
 Status bad_spec(const std::string& spec, const std::string& why) {

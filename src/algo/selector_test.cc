@@ -290,15 +290,16 @@ TEST(SelectorModel, ModelChoosesOnlyForItsKinds) {
                "shm");
 }
 
-// CHORUS_COST_MODEL=auto: the model chooses for all_gather and reduce_scatter only (where
-// the sweeps showed it at least as good as the rules, docs/PERFORMANCE.md).
+// CHORUS_COST_MODEL=auto: the model chooses for all_reduce, all_gather and reduce_scatter
+// only (where the sweeps showed it at least as good as the rules, docs/PERFORMANCE.md).
 TEST(SelectorModel, AutoKinds) {
   const Selector s = make_cfg("auto");
   EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "single_copy");
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1024, 4, kOneHost).name, "single_copy");
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1024, 4, kOneHost).name, "shm");
-  EXPECT_STREQ(s.estimate(CollKind::kAllReduce, 1024, 4, kOneHost).source, "rules");
+  EXPECT_STREQ(s.estimate(CollKind::kAllReduce, 1024, 4, kOneHost).source, "model");
+  EXPECT_STREQ(s.estimate(CollKind::kBroadcast, 1024, 4, kOneHost).source, "rules");
 }
 
 TEST(SelectorModel, BadModelSpecNamesTheVariable) {

@@ -161,16 +161,25 @@ algo::CostParams probe_host(std::string* steps) {
   p.reduce_bw_cache = best_bw(kSmall, 64, 3, [&] { sum(kSmall); });
   p.reduce_bw_mem = best_bw(kLarge, 1, 3, [&] { sum(kLarge); });
   step("copy+reduce");
-  // process_vm_readv of this process itself: the same page walk as of a peer.
-  const pid_t self = ::getpid();
-  auto read_self = [&](std::size_t bytes) {
-    iovec local{c.data(), bytes}, remote{a.data(), bytes};
-    return ::process_vm_readv(self, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(bytes);
-  };
-  if (read_self(4096)) {
-    p.peer_read_bw = best_bw(kLarge, 1, 3, [&] { read_self(kLarge); });
-    const double small_bw = best_bw(4096, 64, 3, [&] { read_self(4096); });
-    p.peer_read_us = std::max(0.05, 4096 / small_bw - 4096 / p.peer_read_bw);
+  // process_vm_readv of this process itself: the same page walk as of a peer. The source
+  // is 1 MiB of small pages, as users' buffers usually are (the kernel pins and walks
+  // each 4 KiB page): a huge-page source would flatter single copy.
+  constexpr std::size_t kPeer = 1 << 20;
+  void* src = ::mmap(nullptr, kPeer, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (src != MAP_FAILED) {
+    ::madvise(src, kPeer, MADV_NOHUGEPAGE);
+    std::memset(src, 1, kPeer);
+    const pid_t self = ::getpid();
+    auto read_self = [&](std::size_t bytes) {
+      iovec local{c.data(), bytes}, remote{src, bytes};
+      return ::process_vm_readv(self, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(bytes);
+    };
+    if (read_self(4096)) {
+      p.peer_read_bw = best_bw(kPeer, 2, 3, [&] { read_self(kPeer); });
+      const double small_bw = best_bw(4096, 64, 3, [&] { read_self(4096); });
+      p.peer_read_us = std::max(0.05, 4096 / small_bw - 4096 / p.peer_read_bw);
+    }
+    ::munmap(src, kPeer);
   }
   step("peer read");
   if (p.cpus >= 2)
