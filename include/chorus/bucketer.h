@@ -23,7 +23,10 @@ namespace chorus {
 enum class Compression { kNone, kFloat16, kBfloat16 };
 
 struct BucketerOptions {
-  std::size_t bucket_bytes = 25u << 20;  // like PyTorch DDP's bucket_cap_mb = 25
+  // Like PyTorch DDP's bucket_cap_mb = 25. 0 = chosen from Communicator::estimate: the
+  // smallest power of two from 64 KiB whose predicted all_reduce bus bandwidth is within
+  // 10% of the model's large-message bandwidth (its value: Bucketer::bucket_bytes()).
+  std::size_t bucket_bytes = 25u << 20;
   ReduceOp op = ReduceOp::kSum;          // kAvg for averaged gradients
   Compression compression = Compression::kNone;
   Stream stream = {};                    // where the buckets' all_reduces run
@@ -41,8 +44,8 @@ struct BucketerOptions {
 // Not thread-safe (one thread drives it, like the communicator's issuing thread).
 class CHORUS_EXPORT Bucketer {
  public:
-  // `comm` must outlive the Bucketer. Throws kInvalidArgument for bucket_bytes == 0 (a
-  // stream of another communicator is refused when the first bucket starts).
+  // `comm` must outlive the Bucketer (a stream of another communicator is refused when
+  // the first bucket starts).
   explicit Bucketer(Communicator& comm, BucketerOptions options = {});
   ~Bucketer();
   Bucketer(const Bucketer&) = delete;
@@ -62,8 +65,11 @@ class CHORUS_EXPORT Bucketer {
 
   std::size_t num_buckets() const;
   std::size_t num_tensors() const;
+  // The bucket size in use (BucketerOptions::bucket_bytes, or the one chosen for 0).
+  std::size_t bucket_bytes() const;
 
  private:
+  static std::size_t auto_bucket_bytes(const Communicator& comm);
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chorus/export.h"
@@ -31,6 +32,19 @@ struct HealthReport {
   // (Error::peer_rank()), -1 when it is not known which ranks answered.
   int ranks_responding = 0;
   std::chrono::microseconds elapsed{0};  // time spent in health_check()
+};
+
+// What a communicator would run for one collective (Communicator::estimate).
+struct Estimate {
+  std::string algo;           // the algorithm the selector would run, e.g. "shm_direct"
+  double predicted_us = -1;   // the cost model's time of it, us (-1: no formula, e.g. across hosts)
+  std::string source;         // why: "override" (CHORUS_ALGO / Options::algo), "table"
+                              // (tuning table), "model" (least predicted time), "rules"
+  std::string rule_algo;      // what the built-in rules alone would run
+  std::string model_algo;     // the model's least-time choice ("" where the model does not choose)
+  // Every algorithm of the collective this communicator's transport can run, with its
+  // predicted time in us (-1 where the model has no formula).
+  std::vector<std::pair<std::string, double>> candidates;
 };
 
 // A communicator of `size()` ranks. Every rank must call the same collectives in the
@@ -358,6 +372,14 @@ class CHORUS_EXPORT Communicator {
   // ownership. REQUIRES: no operation of this communicator in flight (call it right after
   // init). Not inherited by split()/new_group()/shrink() communicators.
   void set_profiler(std::shared_ptr<Profiler> profiler);
+
+  // What the selector would run for `collective` ("all_reduce", "broadcast", "reduce",
+  // "all_gather", "reduce_scatter", "all_to_all", "barrier", ...) with `count` elements of
+  // `dtype` (count as in that collective's call), and the cost model's predicted time
+  // (docs/ALGORITHMS.md, "The cost model"). Local: no communication; the same answer on
+  // every rank. Thread-safe. Throws kInvalidArgument naming `collective` or `dtype` when
+  // unknown.
+  Estimate estimate(const std::string& collective, std::size_t count, DataType dtype) const;
 
   // Typed conveniences over the calls above.
   template <class T>

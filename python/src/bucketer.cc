@@ -39,7 +39,8 @@ std::unique_ptr<PyBucketer> make(py::object comm, py::object bucket_bytes, py::o
   PyComm& c = comm.cast<PyComm&>();
   BucketerOptions o;
   const long long bytes = bucket_bytes.cast<long long>();
-  if (bytes <= 0) throw_invalid("bucket_bytes=" + std::to_string(bytes) + " must be > 0");
+  if (bytes < 0)
+    throw_invalid("bucket_bytes=" + std::to_string(bytes) + " must be >= 0 (0 = from the cost model)");
   o.bucket_bytes = static_cast<std::size_t>(bytes);
   o.op = to_reduce_op(op, "op");
   o.compression = to_compression(compression, "compression");

@@ -172,7 +172,30 @@ void bind_communicator(py::module_& m) {
           "one dict per (op, size class).")
       .def(
           "stats_text", [](PyComm& c) { return c.get().stats_text(); },
-          "The same statistics as a text table.");
+          "The same statistics as a text table.")
+      .def(
+          "estimate",
+          [](PyComm& c, const std::string& collective, long long count, py::object dtype) {
+            if (count < 0) throw_invalid("count=" + std::to_string(count) + " must be >= 0");
+            const DataType dt = to_dtype(dtype, "dtype").value_or(DataType::kFloat32);
+            const Estimate e =
+                c.get().estimate(collective, static_cast<std::size_t>(count), dt);
+            py::dict d;
+            d["algo"] = e.algo;
+            d["predicted_us"] = e.predicted_us;
+            d["source"] = e.source;
+            d["rule_algo"] = e.rule_algo;
+            d["model_algo"] = e.model_algo;
+            py::dict cands;
+            for (const auto& [name, us] : e.candidates) cands[py::str(name)] = us;
+            d["candidates"] = cands;
+            return d;
+          },
+          py::arg("collective"), py::arg("count"), py::arg("dtype") = py::none(),
+          "What the communicator would run for `collective` with `count` elements of "
+          "`dtype` (default float32), without running it: a dict with algo, predicted_us "
+          "(the cost model's time, -1 when it has none), source (override, table, model, "
+          "rules), rule_algo, model_algo and candidates ({algorithm: predicted_us}).");
   m.def("_close_all", &close_all_communicators,
         "Closes every live communicator (registered with atexit by chorus/__init__.py).");
 }

@@ -114,6 +114,16 @@ bool single_copy_pays(CollKind kind, std::size_t bytes, int nranks, bool oversub
   }
 }
 
+// The collectives whose automatic choice the cost model makes under CHORUS_COST_MODEL=auto:
+// those where a chorus-tune sweep showed it within 10% of the best in at least as many
+// cells as the rules (docs/PERFORMANCE.md, "Cost model"); the others keep the rules.
+// Sweeps of 2026-12-02 05:03 UTC (AMD EPYC, 2 vCPUs, 2 and 4 ranks, 3 runs each): all_reduce,
+// all_gather and reduce_scatter gained at both rank counts; broadcast lost at 4 ranks
+// and all_to_all at 2; reduce and barrier have one window algorithm (nothing to choose).
+constexpr unsigned kAutoModelKinds = (1u << static_cast<int>(CollKind::kAllReduce)) |
+                                     (1u << static_cast<int>(CollKind::kAllGather)) |
+                                     (1u << static_cast<int>(CollKind::kReduceScatter));
+
 Status bad_spec(const std::string& spec, const std::string& why) {
   return invalid_argument("CHORUS_ALGO='" + spec + "': " + why);
 }
@@ -195,9 +205,53 @@ const char* Selector::forced(int kind, std::size_t bytes) const {
   return nullptr;
 }
 
+// CHORUS_COST_MODEL: "auto", "all", "none" or collective names.
+static Result<unsigned> parse_model_kinds(const std::string& spec) {
+  const std::string_view whole = str_trim(spec);
+  if (whole.empty() || whole == "auto") return kAutoModelKinds;
+  if (whole == "none") return 0u;
+  if (whole == "all") return ~0u;
+  unsigned kinds = 0;
+  std::string_view rest = whole;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = str_trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    int kind = -1;
+    for (int k = 0; k < kNumKinds; ++k)
+      if (item == to_string(static_cast<CollKind>(k))) kind = k;
+    if (kind < 0)
+      return invalid_argument("CHORUS_COST_MODEL='" + spec + "': unknown collective '" +
+                              std::string(item) + "' (or auto, all, none)");
+    kinds |= 1u << kind;
+  }
+  return kinds;
+}
+
+// The tuning table's rows, each naming a known collective and one of its algorithms.
+Status Selector::add_table(Selector& sel) {
+  for (const SelectorConfig::TableRow& row : sel.cfg_.table) {
+    int kind = -1;
+    for (int k = 0; k < kNumKinds; ++k)
+      if (row.kind == to_string(static_cast<CollKind>(k))) kind = k;
+    const Entry* e = kind < 0 ? nullptr : find(static_cast<CollKind>(kind), row.algo);
+    if (e == nullptr)
+      return invalid_argument("tuning table: unknown collective or algorithm '" + row.kind +
+                              ":" + row.algo + "'");
+    if (row.lo >= row.hi || row.nranks < 1)
+      return invalid_argument("tuning table: empty size range or rank count in '" + row.kind +
+                              ":" + row.algo + "'");
+    sel.table_[kind].push_back(Rule{row.lo, row.hi, e->name, row.nranks});
+  }
+  return Status::ok();
+}
+
 Result<Selector> Selector::create(const SelectorConfig& cfg) {
   Selector sel;
   sel.cfg_ = cfg;
+  CHORUS_ASSIGN_OR_RETURN(sel.model_kinds_, parse_model_kinds(cfg.model_spec));
+  CHORUS_RETURN_IF_ERROR(add_table(sel));
   const std::string& spec = cfg.override_spec;
   const std::string_view whole = str_trim(spec);
   if (whole.empty() || whole == "auto") return sel;
@@ -259,11 +313,70 @@ Capabilities capabilities_of(transport::Transport& t) {
   return c;
 }
 
+const char* Selector::tabled(int kind, std::size_t bytes, int nranks) const {
+  for (const Rule& r : table_[kind])
+    if (r.nranks == nranks && bytes >= r.lo && bytes < r.hi) return r.name;
+  return nullptr;
+}
+
+// On one host with shared windows, among the window algorithms (those the rules choose
+// from there), the least predicted time; ties go to the earlier entry of kTable.
+const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
+                               const Capabilities& caps, double* best_us) const {
+  const int k = static_cast<int>(kind);
+  if ((model_kinds_ & (1u << k)) == 0 || !caps.windows || caps.spans_hosts || nranks < 2)
+    return nullptr;
+  const char* best = nullptr;
+  double best_t = 0;
+  for (const Entry& e : kTable) {
+    if (e.kind != kind || !e.uses_windows) continue;
+    if (std::string_view(e.name) == "single_copy" && !caps.single_copy) continue;
+    const double t = predict_us(cfg_.cost, kind, e.name, bytes, nranks, caps);
+    if (t >= 0 && (best == nullptr || t < best_t)) {
+      best = e.name;
+      best_t = t;
+    }
+  }
+  if (best_us != nullptr) *best_us = best_t;
+  return best;
+}
+
 Choice Selector::choose(CollKind kind, std::size_t bytes, int nranks,
                         const Capabilities& caps) const {
   const int k = static_cast<int>(kind);
   if (k < 0 || k >= kNumKinds) return Choice{"none", nullptr};
   if (const char* name = forced(k, bytes)) return choice(*find(kind, name), caps);
+  if (const char* name = tabled(k, bytes, nranks)) return choice(*find(kind, name), caps);
+  if (const char* name = modelled(kind, bytes, nranks, caps)) return choice(*find(kind, name), caps);
+  return rules(kind, bytes, nranks, caps);
+}
+
+Estimate Selector::estimate(CollKind kind, std::size_t bytes, int nranks,
+                            const Capabilities& caps) const {
+  Estimate out;
+  out.choice = choose(kind, bytes, nranks, caps);
+  const int k = static_cast<int>(kind);
+  if (k < 0 || k >= kNumKinds || out.choice.fn == nullptr) return out;
+  out.rule_algo = rules(kind, bytes, nranks, caps).name;
+  if (const char* m = modelled(kind, bytes, nranks, caps)) out.model_algo = m;
+  out.source = forced(k, bytes) ? "override"
+               : tabled(k, bytes, nranks) ? "table"
+               : *out.model_algo != '\0' ? "model"
+                                         : "rules";
+  for (const Entry& e : kTable) {
+    if (e.kind != kind) continue;
+    const std::string_view name = e.name;
+    if ((e.uses_windows && !caps.windows) || (name == "single_copy" && !caps.single_copy) ||
+        (e.uses_host_windows && !caps.spans_hosts))
+      continue;
+    out.candidates.emplace_back(e.name, predict_us(cfg_.cost, kind, e.name, bytes, nranks, caps));
+  }
+  out.predicted_us = predict_us(cfg_.cost, kind, out.choice.name, bytes, nranks, caps);
+  return out;
+}
+
+Choice Selector::rules(CollKind kind, std::size_t bytes, int nranks,
+                       const Capabilities& caps) const {
   const bool has_windows = caps.windows, single_copy = caps.single_copy;
   if (caps.spans_hosts && nranks > 1) {
     // Across hosts: within each host first, so the host links carry each byte as few

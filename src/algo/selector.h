@@ -3,9 +3,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algo/algorithm.h"
+#include "algo/cost_model.h"
 
 namespace chorus::algo {
 
@@ -54,6 +56,31 @@ struct SelectorConfig {
   // Single-copy reads spend the reader's CPU in the kernel: some collectives use them
   // only while the ranks do not outnumber the processors.
   int host_cpus = 0;
+  // The host's cost-model parameters, agreed by every rank (core/tuning.cc).
+  CostParams cost{};
+  // CHORUS_COST_MODEL: which collectives the model chooses for on one host with shared
+  // windows: "auto" (those where a sweep showed it at least as good as the rules,
+  // docs/ALGORITHMS.md), "all", "none", or a comma-separated list of collectives.
+  std::string model_spec = "auto";
+  // The tuning table (chorus-tune --write, CHORUS_TUNING_TABLE): ahead of the model.
+  struct TableRow {
+    std::string kind;  // collective name, e.g. "all_reduce"
+    int nranks = 0;    // applies to communicators of exactly this size
+    std::uint64_t lo = 0, hi = UINT64_MAX;  // lo <= bytes < hi
+    std::string algo;
+  };
+  std::vector<TableRow> table{};
+};
+
+// What the selector would run for one collective, and why (Selector::estimate).
+struct Estimate {
+  Choice choice;
+  double predicted_us = -1;       // the model's time of choice (-1: no formula)
+  const char* source = "rules";   // "override" (CHORUS_ALGO), "table", "model", "rules"
+  const char* rule_algo = "";     // what the built-in rules alone would run
+  const char* model_algo = "";    // the model's least-time algorithm ("" when none)
+  // Every algorithm of the collective this transport can run, with its predicted time.
+  std::vector<std::pair<const char*, double>> candidates;
 };
 
 class Selector {
@@ -72,21 +99,37 @@ class Selector {
     return choose(kind, bytes, nranks, Capabilities{has_windows, single_copy});
   }
 
+  // The choice with its reasons and every candidate's predicted time (allocates: not
+  // for the data path). Same choice as choose().
+  Estimate estimate(CollKind kind, std::size_t bytes, int nranks, const Capabilities& caps) const;
+
  private:
-  // An override: `name` for messages of [lo, hi) bytes.
+  // An override: `name` for messages of [lo, hi) bytes (and a table row: for `nranks`).
   struct Rule {
     std::uint64_t lo = 0;
     std::uint64_t hi = UINT64_MAX;
     const char* name = nullptr;
+    int nranks = 0;
   };
   // The forced algorithm for (kind, bytes), or null (automatic).
   const char* forced(int kind, std::size_t bytes) const;
+  // The tuning table's algorithm for (kind, bytes, nranks), or null.
+  const char* tabled(int kind, std::size_t bytes, int nranks) const;
+  // The model's least-time algorithm, or null when the model does not choose here.
+  const char* modelled(CollKind kind, std::size_t bytes, int nranks, const Capabilities& caps,
+                       double* best_us = nullptr) const;
+  // The built-in rules (no override, no table, no model).
+  Choice rules(CollKind kind, std::size_t bytes, int nranks, const Capabilities& caps) const;
   // Adds `algo` (with its "@lo-hi" range, if any) to collective `kind`'s rules.
   static Status add_rule(Selector& sel, const std::string& spec, int kind,
                          std::string_view algo);
+  // Adds cfg_.table's rows to table_ (kInvalidArgument for an unknown name or empty range).
+  static Status add_table(Selector& sel);
 
   SelectorConfig cfg_;
   std::vector<Rule> rules_[12];  // per CollKind; none = automatic
+  std::vector<Rule> table_[12];  // per CollKind, from cfg_.table
+  unsigned model_kinds_ = 0;     // bit k: the model chooses for CollKind k
 };
 
 }  // namespace chorus::algo

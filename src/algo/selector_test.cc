@@ -10,8 +10,11 @@
 namespace chorus::algo {
 namespace {
 
+// The built-in rules (no cost model), with CHORUS_ALGO = spec.
 Selector make(const std::string& spec) {
-  auto r = Selector::create(SelectorConfig{64 << 10, spec});
+  SelectorConfig cfg{64 << 10, spec};
+  cfg.model_spec = "none";
+  auto r = Selector::create(cfg);
   EXPECT_TRUE(r.has_value()) << r.status().to_string();
   return std::move(r).value();
 }
@@ -21,6 +24,7 @@ Selector make(const std::string& spec) {
 TEST(Selector, SingleCopyChoices) {
   SelectorConfig cfg{64 << 10, ""};
   cfg.host_cpus = 4;
+  cfg.model_spec = "none";
   auto made = Selector::create(cfg);
   ASSERT_TRUE(made.has_value());
   const Selector& s = *made;
@@ -255,6 +259,124 @@ TEST(Selector, CapabilitiesOfATransport) {
   EXPECT_FALSE(c.uniform_hosts);
   t.set_hosts({0, 1, 2});
   EXPECT_TRUE(capabilities_of(t).uniform_hosts);
+}
+
+}  // namespace
+}  // namespace chorus::algo
+
+namespace chorus::algo {
+namespace {
+
+// Parameters under which single-copy reads cost almost nothing: the model then prefers
+// them where the rules would not (small all_gather).
+CostParams cheap_reads() {
+  CostParams p;
+  p.cpus = 8;
+  p.peer_read_bw = 1e9;
+  p.peer_read_us = 1e-6;
+  p.copy_bw_cache = p.copy_bw_mem = 1;  // and staging copies cost a lot
+  return p;
+}
+
+Selector make_cfg(const std::string& model, std::vector<SelectorConfig::TableRow> table = {},
+                  const std::string& spec = "") {
+  SelectorConfig cfg{64 << 10, spec};
+  cfg.host_cpus = 8;
+  cfg.cost = cheap_reads();
+  cfg.model_spec = model;
+  cfg.table = std::move(table);
+  auto r = Selector::create(cfg);
+  EXPECT_TRUE(r.has_value()) << r.status().to_string();
+  return std::move(r).value();
+}
+
+const Capabilities kOneHost{true, true};
+
+TEST(SelectorModel, ModelChoosesOnlyForItsKinds) {
+  EXPECT_STREQ(make_cfg("none").choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "shm");
+  EXPECT_STREQ(make_cfg("all_gather").choose(CollKind::kAllGather, 1024, 4, kOneHost).name,
+               "single_copy");
+  EXPECT_STREQ(make_cfg("all").choose(CollKind::kAllGather, 1024, 4, kOneHost).name,
+               "single_copy");
+  // Not for kinds left out, nor without windows (TCP), nor without single copy.
+  EXPECT_STREQ(make_cfg("all_gather").choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "shm");
+  EXPECT_STREQ(make_cfg("all").choose(CollKind::kAllGather, 1024, 4, Capabilities{}).name, "ring");
+  EXPECT_STREQ(make_cfg("all").choose(CollKind::kAllGather, 1024, 4, Capabilities{true, false}).name,
+               "shm");
+}
+
+// CHORUS_COST_MODEL=auto: the model chooses for all_reduce, all_gather and reduce_scatter
+// only (where the sweeps showed it at least as good as the rules, docs/PERFORMANCE.md).
+TEST(SelectorModel, AutoKinds) {
+  const Selector s = make_cfg("auto");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1024, 4, kOneHost).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1024, 4, kOneHost).name, "shm");
+  EXPECT_STREQ(s.estimate(CollKind::kAllReduce, 1024, 4, kOneHost).source, "model");
+  EXPECT_STREQ(s.estimate(CollKind::kBroadcast, 1024, 4, kOneHost).source, "rules");
+}
+
+TEST(SelectorModel, BadModelSpecNamesTheVariable) {
+  SelectorConfig cfg{64 << 10, ""};
+  cfg.model_spec = "all_reduce,bogus";
+  auto r = Selector::create(cfg);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("CHORUS_COST_MODEL"), std::string::npos);
+  EXPECT_NE(r.status().message().find("bogus"), std::string::npos);
+}
+
+// CHORUS_ALGO first, then the table (for its rank count and sizes), then the model.
+TEST(SelectorModel, TableBetweenOverrideAndModel) {
+  const std::vector<SelectorConfig::TableRow> table = {
+      {"all_gather", 4, 0, 4096, "ring"}, {"all_gather", 4, 4096, UINT64_MAX, "shm"}};
+  const Selector s = make_cfg("all", table);
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 8192, 4, kOneHost).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 2, kOneHost).name, "single_copy");  // model
+  const Selector o = make_cfg("all", table, "all_gather:single_copy");
+  EXPECT_STREQ(o.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "single_copy");
+  const Estimate e = s.estimate(CollKind::kAllGather, 1024, 4, kOneHost);
+  EXPECT_STREQ(e.source, "table");
+  EXPECT_STREQ(e.rule_algo, "shm");
+  EXPECT_STREQ(e.model_algo, "single_copy");
+}
+
+TEST(SelectorModel, BadTableRows) {
+  for (const SelectorConfig::TableRow& row :
+       {SelectorConfig::TableRow{"all_gather", 2, 0, 10, "rhd"},
+        SelectorConfig::TableRow{"nonsense", 2, 0, 10, "ring"},
+        SelectorConfig::TableRow{"all_gather", 2, 10, 10, "ring"},
+        SelectorConfig::TableRow{"all_gather", 0, 0, 10, "ring"}}) {
+    SelectorConfig cfg{64 << 10, ""};
+    cfg.table = {row};
+    auto r = Selector::create(cfg);
+    ASSERT_FALSE(r.has_value()) << row.kind << ":" << row.algo;
+    EXPECT_NE(r.status().message().find("tuning table"), std::string::npos);
+  }
+}
+
+// estimate(): the choice of choose(), its predicted time, and the candidates this
+// transport can run (no single copy without it, no hier on one host).
+TEST(SelectorModel, EstimateMatchesChoose) {
+  const Selector s = make_cfg("all");
+  for (std::size_t bytes : {std::size_t(8), std::size_t(1) << 16, std::size_t(1) << 24}) {
+    const Estimate e = s.estimate(CollKind::kAllReduce, bytes, 4, kOneHost);
+    EXPECT_STREQ(e.choice.name, s.choose(CollKind::kAllReduce, bytes, 4, kOneHost).name);
+    EXPECT_STREQ(e.source, "model");
+    EXPECT_GT(e.predicted_us, 0);
+    double best = 1e300;
+    for (const auto& [name, us] : e.candidates) {
+      EXPECT_STRNE(name, "hier");
+      if (std::string(name).rfind("shm", 0) == 0 || std::string(name) == "single_copy")
+        best = std::min(best, us);
+    }
+    EXPECT_DOUBLE_EQ(e.predicted_us, best);
+  }
+  const Estimate plain = make_cfg("none").estimate(CollKind::kAllReduce, 8, 4, Capabilities{true, false});
+  EXPECT_STREQ(plain.source, "rules");
+  EXPECT_STREQ(plain.model_algo, "");
+  for (const auto& [name, us] : plain.candidates) EXPECT_STRNE(name, "single_copy");
 }
 
 }  // namespace

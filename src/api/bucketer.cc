@@ -133,10 +133,28 @@ struct Bucketer::State {
   }
 };
 
+// The smallest power of two from 64 KiB whose predicted float32 all_reduce bus bandwidth
+// is within 10% of the model's at 1 GiB (where the fixed costs no longer count); 25 MiB
+// when the model has no figure (e.g. across hosts). The same on every rank: the model's
+// parameters are agreed at init.
+std::size_t Bucketer::auto_bucket_bytes(const Communicator& comm) {
+  constexpr std::size_t kFallback = 25u << 20, kLarge = std::size_t(1) << 30;
+  auto busbw = [&](std::size_t bytes) {
+    const Estimate e = comm.estimate("all_reduce", bytes / 4, DataType::kFloat32);
+    return e.predicted_us > 0 ? double(bytes) / e.predicted_us : -1.0;
+  };
+  const double asymptote = busbw(kLarge);
+  if (asymptote <= 0) return kFallback;
+  for (std::size_t bytes = 64 << 10; bytes < kLarge; bytes *= 2)
+    if (busbw(bytes) >= 0.9 * asymptote) return bytes;
+  return kLarge;
+}
+
+std::size_t Bucketer::bucket_bytes() const { return state_->options.bucket_bytes; }
+
 Bucketer::Bucketer(Communicator& comm, BucketerOptions options)
     : state_(std::make_unique<State>()) {
-  if (options.bucket_bytes == 0)
-    throw Error(ErrorCode::kInvalidArgument, "bucket_bytes must be > 0");
+  if (options.bucket_bytes == 0) options.bucket_bytes = auto_bucket_bytes(comm);
   state_->comm = &comm;
   state_->options = options;
 }

@@ -43,6 +43,9 @@ CommConfig resolve_config(const Options& options, const config::Config& cfg) {
   c.host_id = cfg.host_id;
   c.transport = cfg.transport;
   c.stats = options.stats;
+  c.cost_model = cfg.cost_model;
+  c.tuning_file = cfg.tuning_file;
+  c.tuning_table = cfg.tuning_table;
   return c;
 }
 

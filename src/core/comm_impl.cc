@@ -11,6 +11,7 @@
 #include "core/dump_signal.h"
 #include "core/factory.h"
 #include "core/live_comms.h"
+#include "core/tuning.h"
 #include "diag/log.h"
 #include "util/strings.h"
 
@@ -162,6 +163,9 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   sel_cfg.small_bytes = cfg.small_bytes;
   sel_cfg.host_cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   sel_cfg.override_spec = cfg.algo;
+  sel_cfg.model_spec = cfg.cost_model;
+  // Checks CHORUS_ALGO and CHORUS_COST_MODEL before any rendezvous; rebuilt below with
+  // the agreed tuning.
   CHORUS_ASSIGN_OR_RETURN(algo::Selector selector, algo::Selector::create(sel_cfg));
   std::unique_ptr<CommImpl> comm(new CommImpl(rank, size, cfg, std::move(selector)));
   comm->store_ = store;
@@ -195,6 +199,12 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
                                             "' (is another job using the same store?)");
   }
 
+  // Every rank chooses with rank 0's tuning (the host's measured cost model, the table).
+  CHORUS_ASSIGN_OR_RETURN(Tuning tuning, agree_tuning(rank, *comm_store, cfg.tuning_file,
+                                                      cfg.tuning_table, deadline));
+  sel_cfg.cost = tuning.cost;
+  sel_cfg.table = std::move(tuning.table);
+
   TransportRequest req{rank, size, token, cfg, deadline};
   auto exchange = [&](const std::string& key, const std::string& mine, int group_rank,
                       int group_size) -> Result<std::vector<std::string>> {
@@ -207,6 +217,9 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   };
   CHORUS_ASSIGN_OR_RETURN(comm->transport_, create_transport(req, *store, exchange));
   comm->caps_ = algo::capabilities_of(*comm->transport_);
+  if (const transport::SharedWindows* w = comm->transport_->shared_windows())
+    sel_cfg.cost.window_half = static_cast<double>(w->window_bytes() / 2);
+  CHORUS_ASSIGN_OR_RETURN(comm->selector_, algo::Selector::create(sel_cfg));
   comm->p2p_waiter_ = std::make_unique<P2pWaiter>(*comm->transport_);
   // Who runs each rank, for kPeerLost messages and the hang report.
   CHORUS_ASSIGN_OR_RETURN(auto idents,

@@ -46,6 +46,9 @@ struct CommConfig {
   std::string transport = "tcp";
   bool desync_check = true;      // stamp operation signatures into message tags
   bool stats = false;            // Options::stats: collect per-operation statistics
+  std::string cost_model = "auto";  // CHORUS_COST_MODEL
+  std::string tuning_file;       // CHORUS_TUNING_FILE, resolved ("none" = no file)
+  std::string tuning_table;      // CHORUS_TUNING_TABLE
 };
 
 class CommImpl {
@@ -66,6 +69,11 @@ class CommImpl {
   int rank() const { return rank_; }
   int size() const { return size_; }
   std::string transport_name() const { return transport_->name(); }
+  // What the selector would run for `kind` over `bytes` (count x dtype size), and its
+  // predicted time (Communicator::estimate).
+  algo::Estimate estimate(algo::CollKind kind, std::size_t bytes) const {
+    return selector_.estimate(kind, bytes, size_, caps_);
+  }
 
   // Runs one collective: stamps comm id, seq and deadline into `args`, picks the
   // algorithm, runs it on this thread (after earlier work of the default stream). Errors

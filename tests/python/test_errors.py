@@ -96,7 +96,7 @@ def test_argument_errors(comm):
     expect_error(Invalid, lambda: comm.set_timeout(-1), "timeout")
     expect_error(Invalid, lambda: comm.set_timeout("soon"), "timeout")
     expect_error(Invalid, lambda: comm.health_check(-2), "timeout")
-    expect_error(Invalid, lambda: chorus.Bucketer(comm, bucket_bytes=0), "bucket_bytes")
+    expect_error(Invalid, lambda: chorus.Bucketer(comm, bucket_bytes=-1), "bucket_bytes")
     expect_error(Invalid, lambda: chorus.Bucketer(comm, compression="zip"), "compression")
     # None of the above reached the wire: the communicator still works.
     y = np.full(3, comm.rank, dtype=np.int32)

@@ -63,6 +63,9 @@ int parse_args(int argc, char** argv, BenchConfig* cfg) {
                "Collect per-operation statistics; rank 0 prints its table at the end");
   app.add_option("--stats-json", cfg->stats_json,
                  "With --stats: rank 0 also writes its statistics rows to this file as JSON");
+  app.add_flag("--estimate", cfg->estimate,
+               "After each row, print the algorithm the library chooses and the cost model's "
+               "predicted time next to the measured out-of-place time (Communicator::estimate)");
   app.add_option("--algo", cfg->algo, "Algorithm override (Options::algo, like CHORUS_ALGO)");
   try {
     app.parse(argc, argv);

@@ -24,6 +24,7 @@ struct BenchConfig {
   std::string algo;       // Options::algo
   bool stats = false;     // --stats: Options::stats, rank 0 prints Communicator::stats_text()
   std::string stats_json; // --stats-json: rank 0 writes its statistics rows here
+  bool estimate = false;  // --estimate: print Communicator::estimate next to each row
 };
 
 // Parses argv into `cfg`. Returns -1 to go on, else the exit code (0 after --help,

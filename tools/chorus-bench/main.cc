@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench_config.h"
+#include "collective.h"
 #include "chorus/communicator.h"
 #include "chorus/status.h"
 #include "report.h"
@@ -15,6 +16,19 @@ namespace {
 
 using chorus_bench::BenchConfig;
 using chorus_bench::RowResult;
+
+// "# estimate: <algo> (<source>) predicted <us> us, measured <us> us, measured/predicted <x>"
+void print_estimate(chorus::Communicator& comm, const BenchConfig& cfg, chorus_bench::Coll c,
+                    std::size_t size, const RowResult& row) {
+  const chorus_bench::Shape s =
+      chorus_bench::shape_for(c, size, chorus::dtype_size(cfg.dtype), comm.size());
+  const chorus::Estimate e = comm.estimate(chorus_bench::coll_name(c), s.count, cfg.dtype);
+  const double measured = row.out_of_place.time_us;
+  std::printf("# estimate: %-12s (%s) predicted %10.1f us, measured %10.1f us, "
+              "measured/predicted %.2f\n",
+              e.algo.c_str(), e.source.c_str(), e.predicted_us, measured,
+              e.predicted_us > 0 ? measured / e.predicted_us : 0.0);
+}
 
 // Every row of every selected collective; rank 0 prints them as they complete.
 std::vector<RowResult> run_all(chorus::Communicator& comm, const BenchConfig& cfg, bool print) {
@@ -26,6 +40,7 @@ std::vector<RowResult> run_all(chorus::Communicator& comm, const BenchConfig& cf
     while (size <= cfg.max_bytes) {
       if (auto row = runner.run_row(c, size)) {
         if (print) chorus_bench::print_row(*row);
+        if (print && cfg.estimate) print_estimate(comm, cfg, c, size, *row);
         rows.push_back(*row);
       }
       if (size > cfg.max_bytes / cfg.step_factor) break;

@@ -1,0 +1,45 @@
+// The cost model: predicted time of one collective per algorithm from parameters of the
+// host (measured by core/host_probe.cc, cached per host), written down in
+// docs/ALGORITHMS.md ("The cost model"). Pure arithmetic: no I/O, no clocks.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace chorus::algo {
+
+enum class CollKind : int;
+struct Capabilities;
+
+// Parameters of a host. Times in microseconds, bandwidths in bytes per microsecond
+// (= MB/s), sizes in bytes. The defaults are a plausible 2020s x86 server; the probe
+// replaces those it measures (`measured` says which did not come from it).
+struct CostParams {
+  double sync_us = 0.3;         // one cross-core flag hand-off (cache-line round trip / 2)
+  double wake_us = 6.0;         // waking a rank that sleeps (futex wake to running)
+  double net_sync_us = 25.0;    // DEFAULT (not measured): one TCP message hand-off on a host
+  double net_bw = 2000.0;       // DEFAULT (not measured): TCP bytes/us between two processes
+  double copy_bw_cache = 20000.0;   // memcpy, source and destination in cache
+  double copy_bw_mem = 6000.0;      // memcpy, out of cache
+  double reduce_bw_cache = 12000.0; // float sum dst = a + b, output bytes per us, in cache
+  double reduce_bw_mem = 4000.0;    // ... out of cache
+  double peer_read_bw = 5000.0;     // process_vm_readv bandwidth (single copy)
+  double peer_read_us = 1.5;        // fixed cost of one process_vm_readv call
+  double cache_bytes = 1 << 20;     // working sets up to this size run at cache speed
+  double window_half = 2 << 20;     // staging chunk of the shm algorithms (half a window)
+  int cpus = 0;                     // processors of the host (0 = unknown: many)
+  bool measured = false;            // true when the probe produced the figures above
+};
+
+// Serialised form (one line of JSON-like "key=value;..." text, fixed key order): what rank 0
+// publishes through the store so every rank predicts with the same numbers.
+std::string to_text(const CostParams& p);
+// Parses to_text's output; false (and `out` untouched) on anything malformed.
+bool from_text(const std::string& text, CostParams& out);
+
+// Predicted time (us) of `algo` for collective `kind` with `bytes` as given to
+// Selector::choose, over `nranks` ranks on a transport with `caps`; a negative value
+// when the model has no formula for that pair (the selector then keeps its rules).
+double predict_us(const CostParams& p, CollKind kind, const char* algo, std::size_t bytes,
+                  int nranks, const Capabilities& caps);
+
+}  // namespace chorus::algo

@@ -1,0 +1,208 @@
+// The host probe (host_probe.h): each figure is the best of a few short timed batches,
+// so a busy machine disturbs it less; docs/ALGORITHMS.md lists what it measures.
+#include "core/host_probe.h"
+
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernels/reduce.h"
+
+namespace chorus::core {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+// Bytes per microsecond of `fn` moving `bytes` per call: best of `batches` batches of
+// `reps` calls.
+template <class Fn>
+double best_bw(std::size_t bytes, int reps, int batches, Fn&& fn) {
+  double best = 0;
+  for (int b = 0; b < batches; ++b) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < reps; ++i) fn();
+    const double us = us_since(t0);
+    if (us > 0) best = std::max(best, double(bytes) * reps / us);
+  }
+  return best;
+}
+
+long futex(std::atomic<int>* addr, int op, int val) {
+  return ::syscall(SYS_futex, reinterpret_cast<int*>(addr), op, val, nullptr, nullptr, 0);
+}
+
+// Half a round trip of a flag between two threads spinning on their cores (us): the
+// fastest of batches of 20 round trips within 3 ms; 0 when no batch completed (a busy
+// host where the two threads never ran at once).
+double handoff_us() {
+  constexpr int kBatch = 20, kBudgetUs = 3000;
+  std::atomic<int> flag{0};
+  std::atomic<bool> stop{false};
+  std::thread peer([&] {
+    for (int v = 1; !stop.load(std::memory_order_relaxed);) {
+      if (flag.load(std::memory_order_acquire) == v) {
+        flag.store(v + 1, std::memory_order_release);
+        v += 2;
+      }
+    }
+  });
+  const auto t0 = Clock::now();
+  double best = 0;
+  for (int v = 1; us_since(t0) < kBudgetUs;) {
+    const auto b0 = Clock::now();
+    int i = 0;
+    for (; i < kBatch; ++i, v += 2) {
+      flag.store(v, std::memory_order_release);
+      while (flag.load(std::memory_order_acquire) != v + 1 && us_since(t0) < kBudgetUs) {
+      }
+      if (flag.load(std::memory_order_acquire) != v + 1) break;
+    }
+    if (i < kBatch) break;  // out of time mid-batch: the peer may still owe a reply
+    const double us = us_since(b0) / kBatch / 2;
+    if (best == 0 || us < best) best = us;
+  }
+  stop.store(true);
+  peer.join();
+  return best;
+}
+
+// Half a round trip between two threads that sleep in futex waits (us): the median of
+// 20 round trips (a busy host delays some by a scheduler tick).
+double wake_us() {
+  constexpr int kRounds = 20;
+  std::atomic<int> word{0};
+  std::thread peer([&] {
+    for (int i = 0; i < kRounds; ++i) {
+      while (word.load() != 2 * i + 1) futex(&word, FUTEX_WAIT_PRIVATE, 2 * i);
+      word.store(2 * i + 2);
+      futex(&word, FUTEX_WAKE_PRIVATE, 1);
+    }
+  });
+  std::vector<double> trips;
+  for (int i = 0; i < kRounds; ++i) {
+    const auto t0 = Clock::now();
+    word.store(2 * i + 1);
+    futex(&word, FUTEX_WAKE_PRIVATE, 1);
+    while (word.load() != 2 * i + 2) futex(&word, FUTEX_WAIT_PRIVATE, 2 * i + 1);
+    trips.push_back(us_since(t0));
+  }
+  peer.join();
+  std::nth_element(trips.begin(), trips.begin() + kRounds / 2, trips.end());
+  return trips[kRounds / 2] / 2;
+}
+
+std::size_t l2_bytes() {
+  const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20;
+}
+
+}  // namespace
+
+algo::CostParams probe_host(std::string* steps) {
+  auto last = Clock::now();
+  auto step = [&](const char* name) {
+    if (steps != nullptr) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s%s %.1f ms", steps->empty() ? "" : ", ", name,
+                    us_since(last) / 1000);
+      *steps += buf;
+    }
+    last = Clock::now();
+  };
+  algo::CostParams p;
+  p.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  p.cache_bytes = double(l2_bytes());
+  // Three 2 MiB buffers (beyond the per-core L2 of current x86 CPUs) on transparent huge
+  // pages where the kernel offers them: faulting in 1500 small pages one by one costs
+  // more than the whole probe on some VMs (about 16 us each on the test machine).
+  constexpr std::size_t kSmall = 64 << 10, kLarge = 2 << 20, kHuge = 2 << 20;
+  constexpr std::size_t kMapped = 3 * kLarge + kHuge;
+  void* region = ::mmap(nullptr, kMapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+  if (region == MAP_FAILED) return p;  // the defaults
+  struct Unmap {
+    void* r;
+    ~Unmap() { ::munmap(r, kMapped); }
+  } unmap{region};
+  auto* base = reinterpret_cast<char*>(
+      (reinterpret_cast<std::uintptr_t>(region) + kHuge - 1) / kHuge * kHuge);
+  ::madvise(base, 3 * kLarge, MADV_HUGEPAGE);  // a hint: fine if refused
+  std::memset(base, 0, 3 * kLarge);
+  struct Span {
+    float* ptr;
+    float* data() const { return ptr; }
+  };
+  const Span a{reinterpret_cast<float*>(base)}, b{a.ptr + kLarge / 4}, c{b.ptr + kLarge / 4};
+  step("buffers");
+  p.copy_bw_cache = best_bw(kSmall, 64, 3, [&] { std::memcpy(c.data(), a.data(), kSmall); });
+  p.copy_bw_mem = best_bw(kLarge, 1, 3, [&] { std::memcpy(c.data(), a.data(), kLarge); });
+  auto sum = [&](std::size_t bytes) {
+    kernels::reduce(c.data(), a.data(), b.data(), bytes / 4, DataType::kFloat32, ReduceOp::kSum);
+  };
+  p.reduce_bw_cache = best_bw(kSmall, 64, 3, [&] { sum(kSmall); });
+  p.reduce_bw_mem = best_bw(kLarge, 1, 3, [&] { sum(kLarge); });
+  step("copy+reduce");
+  // process_vm_readv of this process itself: the same page walk as of a peer. The source
+  // is 1 MiB of small pages, as users' buffers usually are (the kernel pins and walks
+  // each 4 KiB page): a huge-page source would flatter single copy.
+  constexpr std::size_t kPeer = 1 << 20;
+  void* src = ::mmap(nullptr, kPeer, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (src != MAP_FAILED) {
+    ::madvise(src, kPeer, MADV_NOHUGEPAGE);
+    std::memset(src, 1, kPeer);
+    const pid_t self = ::getpid();
+    auto read_self = [&](std::size_t bytes) {
+      iovec local{c.data(), bytes}, remote{src, bytes};
+      return ::process_vm_readv(self, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(bytes);
+    };
+    if (read_self(4096)) {
+      p.peer_read_bw = best_bw(kPeer, 2, 3, [&] { read_self(kPeer); });
+      const double small_bw = best_bw(4096, 64, 3, [&] { read_self(4096); });
+      p.peer_read_us = std::max(0.05, 4096 / small_bw - 4096 / p.peer_read_bw);
+    }
+    ::munmap(src, kPeer);
+  }
+  step("peer read");
+  if (p.cpus >= 2)
+    if (const double h = handoff_us(); h > 0) p.sync_us = h;
+  step("hand-off");
+  p.wake_us = wake_us();
+  step("wake-up");
+  p.measured = true;
+  return p;
+}
+
+std::string host_key() {
+  std::string model = "unknown";
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const std::size_t colon = line.find(':');
+    if (colon != std::string::npos) model = line.substr(line.find_first_not_of(' ', colon + 1));
+    break;
+  }
+  utsname u{};
+  const std::string kernel = ::uname(&u) == 0 ? u.release : "unknown";
+  return model + "|" + std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)) + "|" + kernel;
+}
+
+}  // namespace chorus::core

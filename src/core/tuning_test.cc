@@ -1,0 +1,161 @@
+// The tuning cache and its agreement: the cached parameters are used without a probe, a
+// corrupt file is measured again and rewritten, the table parses (and rejects), and every
+// rank gets rank 0's tuning through the store.
+#include "core/tuning.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "bootstrap/file_store.h"
+#include "core/host_probe.h"
+#include "util/strings.h"
+
+namespace chorus::core {
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/chorus-tuning-test-XXXXXX";
+    path = ::mkdtemp(t);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string file_with(const std::string& params_json, const std::string& extra = "") {
+  return "{\"version\": 1, \"hosts\": {\"" + host_key() + "\": {\"params\": " + params_json +
+         "}}" + extra + "}";
+}
+
+std::string params_json(double sync_us) {
+  algo::CostParams p;
+  p.sync_us = sync_us;
+  p.cpus = 3;
+  std::string out = "{";
+  for (const auto& kv : str_split(algo::to_text(p), ';')) {
+    const auto eq = kv.find('=');
+    out += (out.size() > 1 ? ", \"" : "\"") + kv.substr(0, eq) + "\": " + kv.substr(eq + 1);
+  }
+  return out + "}";
+}
+
+TEST(Tuning, CachedParamsAreUsedWithoutProbe) {
+  TempDir d;
+  const std::string f = d.path + "/tuning.json";
+  write(f, file_with(params_json(123)));
+  auto t = local_tuning(f, "");
+  ASSERT_TRUE(t.has_value()) << t.status().to_string();
+  EXPECT_DOUBLE_EQ(t->cost.sync_us, 123);
+  EXPECT_EQ(t->cost.cpus, 3);
+  EXPECT_FALSE(t->cost.measured);  // from the file, not the probe
+}
+
+TEST(Tuning, MissingOrCorruptFileIsMeasuredAndWritten) {
+  for (const char* content : {"", "{corrupt", "{\"version\": 7}"}) {
+    TempDir d;
+    const std::string f = d.path + "/sub/tuning.json";
+    if (*content) {
+      std::filesystem::create_directories(d.path + "/sub");
+      write(f, content);
+    }
+    auto t = local_tuning(f, "");
+    ASSERT_TRUE(t.has_value()) << t.status().to_string();
+    EXPECT_TRUE(t->cost.measured) << content;
+    EXPECT_GT(t->cost.copy_bw_mem, 0);
+    const std::string now = read(f);
+    EXPECT_NE(now.find(host_key()), std::string::npos) << now;
+    EXPECT_NE(now.find("probe_ms"), std::string::npos) << now;
+  }
+}
+
+TEST(Tuning, TableFromFileAndFromTuningFile) {
+  TempDir d;
+  const std::string table = d.path + "/table.json";
+  write(table, R"({"version": 1, "table": [
+      {"op": "all_reduce", "ranks": 2, "lo": 0, "hi": 1024, "algo": "ring"},
+      {"op": "all_reduce", "ranks": 2, "lo": 1024, "hi": null, "algo": "shm_direct"}]})");
+  const std::string f = d.path + "/tuning.json";
+  write(f, file_with(params_json(1)));
+  auto t = local_tuning(f, table);
+  ASSERT_TRUE(t.has_value()) << t.status().to_string();
+  ASSERT_EQ(t->table.size(), 2u);
+  EXPECT_EQ(t->table[0].algo, "ring");
+  EXPECT_EQ(t->table[1].hi, UINT64_MAX);
+  const std::string f2 = d.path + "/tuning2.json";
+  write(f2, file_with(params_json(1),
+                      R"(, "table": [{"op": "broadcast", "ranks": 3, "lo": 8, "algo": "tree"}])"));
+  auto t2 = local_tuning(f2, "");
+  ASSERT_TRUE(t2.has_value());
+  ASSERT_EQ(t2->table.size(), 1u);
+  EXPECT_EQ(t2->table[0].kind, "broadcast");
+  EXPECT_EQ(t2->table[0].nranks, 3);
+  // A table named explicitly must be readable and well-formed.
+  auto missing = local_tuning(f, d.path + "/absent.json");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.status().message().find("CHORUS_TUNING_TABLE"), std::string::npos);
+  write(d.path + "/bad.json", R"({"table": [{"op": "all_reduce"}]})");
+  auto bad = local_tuning(f, d.path + "/bad.json");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.status().message().find("lacks"), std::string::npos);
+}
+
+TEST(Tuning, TextRoundTrip) {
+  Tuning t;
+  t.cost.sync_us = 0.5;
+  t.table = {{"all_reduce", 4, 0, 4096, "shm"}, {"all_to_all", 2, 64, UINT64_MAX, "single_copy"}};
+  Tuning u;
+  ASSERT_TRUE(from_text(to_text(t), u));
+  EXPECT_EQ(to_text(u), to_text(t));
+  EXPECT_FALSE(from_text("nonsense", u));
+}
+
+// Ranks with different files (as on different hosts) all use rank 0's tuning.
+TEST(Tuning, EveryRankGetsRankZeros) {
+  TempDir d;
+  write(d.path + "/a.json", file_with(params_json(11)));
+  write(d.path + "/b.json", file_with(params_json(22)));
+  auto store = bootstrap::open_file_store(d.path + "/store");
+  ASSERT_TRUE(store.has_value());
+  const Deadline dl = Deadline::after(std::chrono::seconds(20));
+  Result<Tuning> r1 = Status(ErrorCode::kInternal, "not run");
+  std::thread other([&] { r1 = agree_tuning(1, **store, d.path + "/b.json", "", dl); });
+  Result<Tuning> r0 = agree_tuning(0, **store, d.path + "/a.json", "", dl);
+  other.join();
+  ASSERT_TRUE(r0.has_value() && r1.has_value());
+  EXPECT_DOUBLE_EQ(r0->cost.sync_us, 11);
+  EXPECT_DOUBLE_EQ(r1->cost.sync_us, 11);
+}
+
+// Rank 0's error reaches the others instead of leaving them waiting.
+TEST(Tuning, RankZerosErrorReachesOthers) {
+  TempDir d;
+  auto store = bootstrap::open_file_store(d.path + "/store");
+  ASSERT_TRUE(store.has_value());
+  const Deadline dl = Deadline::after(std::chrono::seconds(20));
+  Result<Tuning> r1 = Status(ErrorCode::kInternal, "not run");
+  std::thread other([&] { r1 = agree_tuning(1, **store, "none", "", dl); });
+  Result<Tuning> r0 = agree_tuning(0, **store, "none", d.path + "/absent.json", dl);
+  other.join();
+  ASSERT_FALSE(r0.has_value());
+  ASSERT_FALSE(r1.has_value());
+  EXPECT_EQ(r1.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r1.status().message().find("rank 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chorus::core
