@@ -58,7 +58,12 @@ struct Bucketer::State {
       const std::size_t bytes = t.count * dtype_size(t.dtype);
       const bool fits = !buckets.empty() && buckets.back().dtype == t.dtype &&
                         (buckets.back().count * dtype_size(t.dtype) + bytes <= options.bucket_bytes);
-      if (!fits) buckets.push_back(Bucket{t.dtype, wire_type(options.compression, t.dtype)});
+      if (!fits) {
+        Bucket fresh;
+        fresh.dtype = t.dtype;
+        fresh.wire = wire_type(options.compression, t.dtype);
+        buckets.push_back(std::move(fresh));
+      }
       Bucket& b = buckets.back();
       t.bucket = buckets.size() - 1;
       t.offset = b.count;
