@@ -202,8 +202,9 @@ Status CommImpl::execute(IssuedOp& op) {
   Status s = op.choice.fn(*transport_, op.args);
   // An abort learnt while the operation ran ends it on this rank too, even when every
   // message it needed had already arrived (e.g. one exchange whose peer aborted after
-  // sending): the operation fails on every rank, not only on those still waiting.
-  if (s.is_ok()) s = transport_->failure();
+  // sending): the operation fails on every rank, not only on those still waiting;
+  // unless the rank it came from had completed this operation itself.
+  if (s.is_ok()) s = transport_->failure_for(seq);
   if (observe_) observe_->end(op, s.is_ok());
   if (op.ticket >= 0) tickets_.release(static_cast<std::uint64_t>(op.ticket));
   op.ticket = -1;

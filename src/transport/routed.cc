@@ -156,6 +156,12 @@ Result<int> RoutedTransport::probe(std::span<const ProbeTarget> targets, Deadlin
   }
 }
 
+Status RoutedTransport::failure_for(std::uint64_t seq) const {
+  Status f = far_->failure_for(seq);
+  if (f.is_ok() && near_ != nullptr) f = near_->failure_for(seq);
+  return f;
+}
+
 Status RoutedTransport::adopt_failure() {
   if (near_ == nullptr) return Status::ok();  // one part: nothing to pass on
   for (auto [from, to] : {std::pair{near_.get(), far_.get()}, {far_.get(), near_.get()}}) {

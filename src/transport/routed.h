@@ -43,6 +43,7 @@ class RoutedTransport final : public Transport {
   Result<int> probe(std::span<const ProbeTarget> targets, Deadline deadline) override;
   void abort(const Status& reason) override;
   Status failure() const override;
+  Status failure_for(std::uint64_t seq) const override;
   void poke() override {
     if (near_) near_->poke();
     far_->poke();

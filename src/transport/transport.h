@@ -163,6 +163,9 @@ class Transport {
   // Why this transport aborted (abort() here, or a peer's abort it learned of); OK while
   // it has not. A composite transport passes one part's abort on to the other.
   virtual Status failure() const { return Status::ok(); }
+  // failure() when it concerns collective `seq`: not when the rank the abort came from
+  // had completed `seq` (then this rank's part can still complete with its data).
+  virtual Status failure_for(std::uint64_t /*seq*/) const { return failure(); }
 
   // For a composite transport that waits on its parts at once, without taking turns:
   // event_fd() becomes readable, while armed (arm_events(true), as often undone with

@@ -47,7 +47,7 @@ Status Engine::post(Op* op) {
     const bool moved = progress(lk, Deadline(WaitPolicy::Clock::now()), /*block=*/false);
     polling_ = false;
     if (moved) cv_.notify_all();
-    if (aborted()) return abort_status();
+    if (Status f = abort_for(op->tag.seq); !f.is_ok()) return f;
     if (closed_) return closed_status();
   }
   if (p.is_failed()) {

@@ -61,6 +61,10 @@ class Engine {
   void abort(const Status& reason);
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
   Status abort_status() const;
+  // The abort's status when it concerns collective `seq` of this communicator: OK while
+  // not aborted, or when the rank the abort came from had completed `seq` already (its
+  // data for it was all sent: a later failure there does not undo it here).
+  Status abort_for(std::uint64_t seq) const;
   // Fails pending ops and says goodbye to the peers. Called by the transport; idempotent.
   virtual void close() = 0;
 
@@ -93,9 +97,10 @@ class Engine {
   // later request with `p`.
   void refused_by(PeerState& p, const Status& st);
   // `from` reported an abort that started at rank `origin` with `culprit` and `text`
-  // (numbers from the wire, checked here): adopted and forwarded.
+  // (numbers from the wire, checked here): adopted and forwarded. `origin_done`: the
+  // collectives the origin had completed (its last seq + 1; 0 when unknown).
   void adopt_abort(const PeerState& from, ErrorCode code, int origin, int culprit,
-                   const std::string& text);
+                   const std::string& text, std::uint64_t origin_done = 0);
   // A message of a later operation from `p` (tag `later`) means `p` finished every
   // earlier operation of that communicator: receives still waiting for one of those from
   // `p` can never match, so they fail with kDesync (e.g. ranks disagree about the root).
@@ -164,6 +169,7 @@ class Engine {
     Status status;
     int origin = -1;
     std::string text;
+    std::uint64_t origin_done = 0;  // see adopt_abort
   };
   AbortReason abort_reason() const;
 
@@ -171,6 +177,13 @@ class Engine {
   const int size_;
   std::mutex mu_;
   std::condition_variable cv_;
+  // A thread with nothing done yet waits its turn: when another thread drives progress,
+  // on cv_ (at most 10 ms, or to `deadline`; false); else it drives one round itself in
+  // the phase the wait policy gives for a wait begun at *start (set on the first round,
+  // *polled then true; restarted by progress when the policy says so), relaxing or
+  // yielding when nothing moved, and returns true with *block = whether it blocked.
+  bool take_turn(std::unique_lock<std::mutex>& lk, Deadline deadline, bool* polled,
+                 WaitPolicy::Clock::time_point* start, bool* block);
   bool polling_ = false;  // a thread is driving progress
   bool closed_ = false;
   int also_fd_ = -1;      // block(): another fd a blocking progress round watches
@@ -190,7 +203,8 @@ class Engine {
   Status mismatch(const PeerState& p, const transport::Tag& got, std::uint64_t got_len,
                   const Op& op) const;
   Status timeout_status(std::span<Op* const> ops) const;
-  bool begin_abort(const Status& st, int origin, const std::string& text);
+  bool begin_abort(const Status& st, int origin, const std::string& text,
+                   std::uint64_t origin_done = 0);
 
   const int name_;
   const int names_;

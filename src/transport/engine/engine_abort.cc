@@ -16,11 +16,19 @@ Engine::AbortReason Engine::abort_reason() const {
   return abort_;
 }
 
-bool Engine::begin_abort(const Status& st, int origin, const std::string& text) {
+Status Engine::abort_for(std::uint64_t seq) const {
+  if (!aborted()) return Status::ok();
+  std::lock_guard<std::mutex> g(abort_mu_);
+  return seq < abort_.origin_done ? Status::ok() : abort_.status;
+}
+
+bool Engine::begin_abort(const Status& st, int origin, const std::string& text,
+                         std::uint64_t origin_done) {
   std::lock_guard<std::mutex> g(abort_mu_);
   if (aborted_.load()) return false;
   abort_.status = st;
   abort_.origin = origin;
+  abort_.origin_done = origin_done;
   abort_.text = text.substr(0, max_reason_bytes_);
   aborted_.store(true, std::memory_order_release);
   return true;
@@ -40,11 +48,11 @@ void Engine::abort(const Status& reason) {
 }
 
 void Engine::adopt_abort(const PeerState& from, ErrorCode code, int origin, int culprit,
-                         const std::string& text) {
+                         const std::string& text, std::uint64_t origin_done) {
   if (origin < 0 || origin >= names_) origin = from.name;
   if (culprit < 0 || culprit >= names_) culprit = origin;
   Status st(code, str_printf("rank %d reports: %s", origin, text.c_str()), culprit);
-  if (!begin_abort(st, origin, text)) return;
+  if (!begin_abort(st, origin, text, origin_done)) return;
   CHORUS_LOG(WARN, Net, "rank %d: aborted by peer rank %d (%s): %s", name_, from.name,
              from.address.c_str(), st.to_string().c_str());
   // Forwarded to every peer too, in case the first reporter could not reach them, with

@@ -1,7 +1,6 @@
 // Engine probe: a receive from any source waits here, driving progress like wait(), until
 // one of its candidate messages is held (an unexpected payload, a sender's offer, or a
 // message parked in the medium), and learns which peer to receive from.
-#include <sched.h>
 
 #include <algorithm>
 #include <vector>
@@ -52,28 +51,9 @@ Result<int> Engine::probe(std::span<const transport::ProbeTarget> targets, Deadl
       for (transport::ProbeTarget& t : named) t.peer = peer(t.peer).name;
       return transport::probe_timeout(name_, named);
     }
-    if (polling_) {  // another thread drives progress; it wakes us when anything moved
-      const auto until =
-          Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
-      cv_.wait_until(lk, until.at());
-      continue;
-    }
-    polling_ = true;
-    const auto now = WaitPolicy::Clock::now();
-    if (!polled) start = now;
-    polled = true;
-    const WaitPolicy::Phase phase = policy_.phase(start, now);
-    const bool block = phase == WaitPolicy::Phase::kBlock;
-    const bool moved = progress(lk, deadline, block);
-    if (!moved && !block) {
-      lk.unlock();
-      if (phase == WaitPolicy::Phase::kSpin) WaitPolicy::cpu_relax();
-      else ::sched_yield();
-      lk.lock();
-    }
-    polling_ = false;
-    if (moved || block) cv_.notify_all();
-    if (moved && policy_.restarts_on_progress()) start = WaitPolicy::Clock::now();
+    // Another thread driving progress wakes us when anything moved.
+    bool block = false;
+    take_turn(lk, deadline, &polled, &start, &block);
   }
 }
 

@@ -49,6 +49,7 @@ class EngineTransport : public transport::Transport {
   Status failure() const override {
     return engine_->aborted() ? engine_->abort_status() : Status::ok();
   }
+  Status failure_for(std::uint64_t seq) const override { return engine_->abort_for(seq); }
   int event_fd() const override { return engine_->event_fd(); }
   void arm_events(bool on) override { engine_->arm_events(on); }
   bool block(Deadline deadline, int also) override { return engine_->block(deadline, also); }

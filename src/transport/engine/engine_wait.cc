@@ -52,32 +52,38 @@ Status Engine::wait(std::span<Op* const> ops, Deadline deadline) {
       return Status::ok();
     }
     if (deadline.expired()) return timeout_status(ops);
-    if (polling_) {
-      const auto until =
-          Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
-      cv_.wait_until(lk, until.at());
-      continue;
-    }
-    polling_ = true;
-    const auto now = WaitPolicy::Clock::now();
-    if (!polled) start = now;
-    polled = true;
-    const WaitPolicy::Phase phase = policy_.phase(start, now);
-    const bool block = phase == WaitPolicy::Phase::kBlock;
+    bool block = false;
+    if (!take_turn(lk, deadline, &polled, &start, &block)) continue;
     blocked = blocked || block;
-    const bool moved = closed_ ? false : progress(lk, deadline, block);
-    if (!moved && !block) {
-      lk.unlock();
-      if (phase == WaitPolicy::Phase::kSpin) WaitPolicy::cpu_relax();
-      else ::sched_yield();
-      lk.lock();
-    }
-    polling_ = false;
-    // Busy rounds that found nothing leave the other waiters asleep.
-    if (moved || block) cv_.notify_all();
-    if (moved && policy_.restarts_on_progress()) start = WaitPolicy::Clock::now();
     if (block) CHORUS_RETURN_IF_ERROR(after_block(ops));
   }
+}
+
+bool Engine::take_turn(std::unique_lock<std::mutex>& lk, Deadline deadline, bool* polled,
+                       WaitPolicy::Clock::time_point* start, bool* block) {
+  if (polling_) {
+    const auto until = Deadline::earliest(deadline, Deadline::after(std::chrono::milliseconds(10)));
+    cv_.wait_until(lk, until.at());
+    return false;
+  }
+  polling_ = true;
+  const auto now = WaitPolicy::Clock::now();
+  if (!*polled) *start = now;
+  *polled = true;
+  const WaitPolicy::Phase phase = policy_.phase(*start, now);
+  *block = phase == WaitPolicy::Phase::kBlock;
+  const bool moved = closed_ ? false : progress(lk, deadline, *block);
+  if (!moved && !*block) {
+    lk.unlock();
+    if (phase == WaitPolicy::Phase::kSpin) WaitPolicy::cpu_relax();
+    else ::sched_yield();
+    lk.lock();
+  }
+  polling_ = false;
+  // Busy rounds that found nothing leave the other waiters asleep.
+  if (moved || *block) cv_.notify_all();
+  if (moved && policy_.restarts_on_progress()) *start = WaitPolicy::Clock::now();
+  return true;
 }
 
 bool Engine::block(Deadline deadline, int also) {

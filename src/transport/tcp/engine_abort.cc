@@ -56,7 +56,8 @@ void Engine::on_abort_frame(Peer& p) {
                                                                     : p.rank;
   const std::string text = printable(p.in_buf);
   p.in_buf = {};
-  adopt_abort(p, code, origin, culprit, text);
+  // The frame's header carries its sender's progress: the origin's when it sent it.
+  adopt_abort(p, code, origin, culprit, text, origin == p.name ? p.progress : 0);
 }
 
 void Engine::flush_after_abort(std::unique_lock<std::mutex>& lk) {
