@@ -153,8 +153,8 @@ class CHORUS_EXPORT Communicator {
   // recv(peer) gets that peer's following message. When several senders' messages have
   // arrived, the one after the last source chosen is taken (no sender starves). Bounded by
   // the timeout: kTimeout "... in recv_any from any rank ...: deadline passed waiting for a
-  // message from any of peer ranks ..."; kPeerLost when a rank is gone and nothing of it
-  // waits. kInvalidArgument for a negative tag, inside a group (its source is needed at
+  // message from any of peer ranks ..."; kPeerLost when every other rank is gone (or has
+  // left) and nothing of theirs waits: a rank that left drops out while others may send. kInvalidArgument for a negative tag, inside a group (its source is needed at
   // once), or on a communicator of one rank.
   int recv_any(void* buf, std::size_t count, DataType dtype, int tag = 0);
   // Returns once every rank has entered the barrier.

@@ -142,13 +142,23 @@ Result<int> RoutedTransport::probe(std::span<const ProbeTarget> targets, Deadlin
   };
   if (far.empty()) return on(*near_, near, near_at, deadline);
   if (near.empty()) return on(*far_, far, far_at, deadline);
+  // A side whose candidates are all gone (kPeerLost) drops out while the other can still
+  // send; the probe fails with it only when both are gone.
+  Status gone[2];
   for (;;) {
+    int k = 0;
     for (auto [side, ts, at] : {std::tuple{near_.get(), &near, &near_at},
                                 std::tuple{far_.get(), &far, &far_at}}) {
+      if (!gone[k++].is_ok()) continue;
       const Deadline slice = Deadline::earliest(
           deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kProbeSliceUs)));
       Result<int> got = on(*side, *ts, *at, slice);
       if (got.has_value()) return got;
+      if (got.status().code() == ErrorCode::kPeerLost) {
+        gone[k - 1] = got.status();
+        if (!gone[0].is_ok() && !gone[1].is_ok()) return gone[k - 1];
+        continue;
+      }
       if (!sliced_out(got.status(), slice)) return got.status();
       CHORUS_RETURN_IF_ERROR(adopt_failure());
       if (deadline.expired()) return probe_timeout(rank(), targets);

@@ -136,7 +136,8 @@ class Transport {
   // (its peer and exact tag) has arrived, or its sender offers it (TCP rendezvous), and
   // is held unreceived; returns that target's index (the lowest when several are held).
   // Consumes nothing: a post_recv for that peer and tag then matches the message. Fails
-  // with a target peer's kPeerLost or kDesync (when nothing of it is held), kTimeout at
+  // with a target peer's kDesync, or kPeerLost once every target peer is gone with
+  // nothing of it held (a gone peer alone drops out of the wait), kTimeout at
   // `deadline` (naming the peers and tag), kAborted; kInvalidArgument for a peer out of
   // range or this rank; kNotSupported where the transport cannot probe (the default).
   virtual Result<int> probe(std::span<const ProbeTarget> targets, Deadline deadline);

@@ -17,20 +17,6 @@ namespace {
 using namespace chorus::testing;  // NOLINT
 using std::chrono::milliseconds;
 
-RunOptions short_timeout() {
-  RunOptions o;
-  o.options.timeout = milliseconds(15000);
-  return o;
-}
-
-// Every element of `v` is `want`.
-void expect_all(const std::vector<std::int32_t>& v, std::int32_t want, const std::string& what) {
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i] != want)
-      check(false, what + ": element " + std::to_string(i) + " is " + std::to_string(v[i]) +
-                       ", expected " + std::to_string(want));
-}
-
 class AnySource : public ::testing::TestWithParam<std::tuple<int, std::size_t, bool>> {};
 
 // Every rank but 0 sends kMessages messages (value rank * 1000 + i) to rank 0, which
@@ -69,7 +55,7 @@ TEST_P(AnySource, EverySendersMessagesOnceAndInOrder) {
     }
     comm.barrier();
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(n, body, milliseconds(90000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(n, body, milliseconds(90000), short_timeout(milliseconds(15000)))));
 }
 
 // 16 elements go eagerly; 256 Ki elements (1 MiB) are offered and wait for the receiver
@@ -120,7 +106,7 @@ TEST(AnySourceMixed, WithNamedReceivesAndTags) {
     }
     comm.barrier();
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(3, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(3, body, milliseconds(60000), short_timeout(milliseconds(15000)))));
 }
 
 // Every rank posts a receive from any source, then sends to its right neighbour, on one
@@ -141,7 +127,7 @@ TEST(AnySourceMixed, AsyncReceiveBeforeSend) {
       expect_all(in, round * 100 + left, "round " + std::to_string(round));
     }
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(3, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(3, body, milliseconds(60000), short_timeout(milliseconds(15000)))));
 }
 
 // Nobody sends: kTimeout naming recv_any and the peers it waited for, within the bound.
@@ -176,7 +162,7 @@ TEST(AnySourceMixed, InvalidCalls) {
     comm.group_end();
     comm.barrier();  // still usable
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout(milliseconds(15000)))));
 }
 
 }  // namespace

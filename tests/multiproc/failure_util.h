@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "chorus/chorus.h"
 #include "rank_runner.h"
@@ -51,6 +53,23 @@ inline void check_names_rank_and_seq(const Error& e, int rank) {
         std::string("error does not name this rank: ") + e.what());
   check(e.seq() >= 0 && has(e, "seq " + std::to_string(e.seq())),
         std::string("error does not name its seq: ") + e.what());
+}
+
+// A short operation deadline: a hang shows as kTimeout, not as a test that runs out its
+// own time.
+inline RunOptions short_timeout(std::chrono::milliseconds timeout) {
+  RunOptions o;
+  o.options.timeout = timeout;
+  return o;
+}
+
+// Every element of `v` is `want`.
+inline void expect_all(const std::vector<std::int32_t>& v, std::int32_t want,
+                       const std::string& what) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] != want)
+      check(false, what + ": element " + std::to_string(i) + " is " + std::to_string(v[i]) +
+                       ", expected " + std::to_string(want));
 }
 
 }  // namespace chorus::testing

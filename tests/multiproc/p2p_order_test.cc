@@ -16,21 +16,6 @@ namespace {
 using namespace chorus::testing;  // NOLINT
 using std::chrono::milliseconds;
 
-// A short operation deadline: the hang this guards against shows as kTimeout, not as a
-// test that runs out its own time.
-RunOptions short_timeout() {
-  RunOptions o;
-  o.options.timeout = milliseconds(10000);
-  return o;
-}
-
-void expect_all(const std::vector<std::int32_t>& v, std::int32_t want, const std::string& what) {
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i] != want)
-      check(false, what + ": element " + std::to_string(i) + " is " + std::to_string(v[i]) +
-                       ", expected " + std::to_string(want));
-}
-
 class RecvBeforeSend : public ::testing::TestWithParam<std::tuple<int, std::size_t>> {};
 
 // Every rank posts a receive from every peer, then the sends to them, all on the default
@@ -57,7 +42,7 @@ TEST_P(RecvBeforeSend, CompletesOnOneStream) {
       if (p != me) expect_all(in[p], p * 100 + me, "from rank " + std::to_string(p));
     comm.synchronize();
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(n, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(n, body, milliseconds(60000), short_timeout(milliseconds(10000)))));
 }
 
 // 16 elements go eagerly; 1 Mi elements (4 MiB) wait for the receiver (rendezvous).
@@ -84,7 +69,7 @@ TEST(P2pOrder, RingOfReceivesFirst) {
       expect_all(in, round * 10 + left, "round " + std::to_string(round));
     }
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(3, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(3, body, milliseconds(60000), short_timeout(milliseconds(10000)))));
 }
 
 // Rank 0 posts a receive, then joins an all_reduce; rank 1 joins the all_reduce first and
@@ -104,7 +89,7 @@ TEST(P2pOrder, CollectiveAfterPendingReceive) {
     }
     check(sum == 2, "all_reduce gave " + std::to_string(sum));
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout(milliseconds(10000)))));
 }
 
 // Tags: rank 0 sends tag 1, tag 0 and tag 2 (asynchronously, large enough for
@@ -129,7 +114,7 @@ TEST(P2pTags, EachTagIsItsOwnSequence) {
     }
     comm.barrier();
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout(milliseconds(10000)))));
 }
 
 TEST(P2pTags, NegativeTagIsInvalidArgument) {
@@ -147,7 +132,7 @@ TEST(P2pTags, NegativeTagIsInvalidArgument) {
     }
     comm.barrier();  // still usable
   };
-  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout())));
+  EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), short_timeout(milliseconds(10000)))));
 }
 
 // Within a tag the sizes are checked as for tag 0: kDesync on both sides, promptly.
@@ -167,7 +152,7 @@ TEST(P2pTags, SizeMismatchWithinATagIsADesync) {
     }
     check(FailClock::now() - t0 < milliseconds(5000), "the mismatch took longer than 5 s");
   };
-  RunOptions opts = short_timeout();
+  RunOptions opts = short_timeout(milliseconds(10000));
   opts.stop_on_failure = false;
   EXPECT_TRUE(all_ok(RankRunner::run(2, body, milliseconds(60000), opts)));
 }

@@ -20,13 +20,21 @@ bool Engine::holds(const PeerState& p, const transport::Tag& tag) const {
 int Engine::probe_held(std::span<const transport::ProbeTarget> targets, Status* st) const {
   for (std::size_t i = 0; i < targets.size(); ++i)
     if (holds(peer(targets[i].peer), targets[i].tag)) return static_cast<int>(i);
-  // Nothing held: a peer that is gone (or refused us) never sends what we wait for.
+  // Nothing held. A peer that refused us ends the wait; one that is gone (it may have left
+  // after its last send) only drops out, unless every candidate is gone: another can still
+  // send what we wait for.
+  const PeerState* gone = nullptr;
+  bool any_alive = false;
   for (const transport::ProbeTarget& t : targets) {
     const PeerState& p = peer(t.peer);
-    if (p.is_failed()) *st = p.failed;
-    else if (!p.desynced.is_ok()) *st = p.desynced;
-    if (!st->is_ok()) break;
+    if (!p.desynced.is_ok()) {
+      *st = p.desynced;
+      return -1;
+    }
+    if (p.is_failed()) gone = &p;
+    else any_alive = true;
   }
+  if (!any_alive && gone != nullptr) *st = gone->failed;
   return -1;
 }
 
