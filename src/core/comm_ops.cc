@@ -206,14 +206,16 @@ Status CommImpl::execute(IssuedOp& op) {
   // unless the rank it came from had completed this operation itself.
   if (s.is_ok()) s = transport_->failure_for(seq);
   if (observe_) observe_->end(op, s.is_ok());
+  // A failure stops the tickets (and aborts the transport) before this ticket passes the
+  // turn on: the next windowed operation on another stream must not enter a window barrier
+  // that peers still waiting in this one would take for a different collective (kDesync).
+  if (!s.is_ok()) s = fail(s.with_seq(static_cast<std::int64_t>(seq)), op_context(op), op.rec);
   if (op.ticket >= 0) tickets_.release(static_cast<std::uint64_t>(op.ticket));
   op.ticket = -1;
-  if (s.is_ok()) {
-    recorder_->done(op.rec);
-    note_progress(seq);
-    return s;
-  }
-  return fail(s.with_seq(static_cast<std::int64_t>(seq)), op_context(op), op.rec);
+  if (!s.is_ok()) return s;
+  recorder_->done(op.rec);
+  note_progress(seq);
+  return s;
 }
 
 Status CommImpl::execute_p2p(IssuedOp& op) {
