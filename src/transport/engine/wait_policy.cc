@@ -1,6 +1,7 @@
 #include "transport/engine/wait_policy.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,10 +15,28 @@ namespace {
 constexpr std::int64_t kLoadSampleNs = 2'000'000;
 }  // namespace
 
-WaitPolicy::Config WaitPolicy::for_shm() {
+std::int64_t WaitPolicy::yield_cost_ns() {
+  static const std::int64_t cost = [] {
+    std::int64_t best = INT64_MAX;
+    for (int i = 0; i < 16; ++i) {
+      const auto t0 = Clock::now();
+      ::sched_yield();
+      best = std::min<std::int64_t>(
+          best, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+    }
+    return std::clamp<std::int64_t>(best, 100, 20'000);
+  }();
+  return cost;
+}
+
+WaitPolicy::Config WaitPolicy::for_shm(int local_ranks) {
   Config c;
-  c.yield_ns = 500'000;
+  c.spin_ns = yield_cost_ns();
+  c.yield_ns = 500'000 - c.spin_ns;
   c.restart_on_progress = true;
+  c.spin_when_idle = true;
+  c.local_ranks = local_ranks;
+  c.cores = usable_cores();
   return c;
 }
 
@@ -29,6 +48,7 @@ WaitPolicy::Config WaitPolicy::for_tcp(std::int64_t spin_us, int local_ranks) {
   c.adaptive = true;
   c.block_when_oversubscribed = true;
   c.local_ranks = local_ranks;
+  c.cores = usable_cores();
   return c;
 }
 
@@ -36,20 +56,23 @@ WaitPolicy::WaitPolicy(const Config& c)
     : max_ns_(std::max<std::int64_t>(c.spin_ns, 0) + std::max<std::int64_t>(c.yield_ns, 0)),
       min_ns_(max_ns_ / 16),
       cur_ns_(max_ns_),
-      spin_share_(max_ns_ > 0 ? std::max<std::int64_t>(c.spin_ns, 0) * 1024 / max_ns_ : 0),
+      spin_ns_(std::max<std::int64_t>(c.spin_ns, 0)),
       adaptive_(c.adaptive),
       restart_(c.restart_on_progress),
       watch_load_(c.block_when_oversubscribed),
-      cores_(usable_cores()) {
-  oversubscribed_ = watch_load_ && c.local_ranks > cores_;
+      spin_when_idle_(c.spin_when_idle),
+      cores_(c.cores > 0 ? c.cores : usable_cores()) {
+  oversubscribed_ = (watch_load_ || spin_when_idle_) && c.local_ranks > cores_;
 }
 
 WaitPolicy::Phase WaitPolicy::phase(Clock::time_point start, Clock::time_point now) {
-  if (!busy_enabled() || oversubscribed_ || (watch_load_ && loaded(now))) return Phase::kBlock;
+  if (!busy_enabled() || (watch_load_ && (oversubscribed_ || loaded(now)))) return Phase::kBlock;
   const std::int64_t t =
       std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
   if (t >= cur_ns_) return Phase::kBlock;
-  return t < cur_ns_ * spin_share_ / 1024 ? Phase::kSpin : Phase::kYield;
+  if (t >= cur_ns_ * spin_ns_ / max_ns_) return Phase::kYield;  // the spin share of the budget
+  if (spin_when_idle_ && (oversubscribed_ || loaded(now))) return Phase::kYield;
+  return Phase::kSpin;
 }
 
 void WaitPolicy::record(bool blocked) {

@@ -27,14 +27,25 @@ class WaitPolicy {
     // runnable tasks than cores (sampled every few ms): a busy waiter would take the core
     // a peer or the kernel needs, and a wake-up is the cheaper price.
     bool block_when_oversubscribed = false;
+    // Spin only on an idle host: while this host runs more ranks than cores, or more
+    // runnable tasks than cores, the spin phase polls with sched_yield() instead (a busy
+    // waiter would keep the core from the peer it waits for).
+    bool spin_when_idle = false;
     int local_ranks = 1;
+    int cores = 0;  // cores this process may use; 0 = ask the kernel (usable_cores())
   };
 
-  // Shared memory: yield polling for 500 us, then the doorbell futex. Spinning with
-  // pause instructions first was measured worse in every case here: on 2 cores with 4
-  // ranks all_reduce 8 B took ~120 us (spin) against ~4-5 us (yield), and with 2 ranks on a
-  // loaded machine ~4 us (2 us of spin first) or ~22 us (20 us of spin) against ~2 us.
-  static Config for_shm();
+  // Shared memory: spin for as long as one sched_yield() costs on this host (measured once
+  // per process: on an idle host a peer that arrives within that time is met without a
+  // system call; waiting longer than the alternative costs at most twice the best), only
+  // when the host is idle; then yield polling until 500 us; then the doorbell futex.
+  // Spinning on a crowded host was measured worse in every case: on 2 cores with 4 ranks
+  // all_reduce 8 B took ~120 us (spin) against ~4-5 us (yield), and with 2 ranks on a
+  // loaded machine ~4 us (2 us of spin first) against ~2 us. `local_ranks` share the host.
+  static Config for_shm(int local_ranks = 1);
+  // What one sched_yield() with nothing else to run costs here (the least of a few
+  // calls, measured at the first call of the process), clamped to [0.1, 20] us.
+  static std::int64_t yield_cost_ns();
   // TCP: CHORUS_SPIN_US of busy polling (3/4 spin, 1/4 yield), adaptive, none when the
   // host is oversubscribed; `local_ranks` share this host.
   static Config for_tcp(std::int64_t spin_us, int local_ranks);
@@ -58,10 +69,11 @@ class WaitPolicy {
   std::int64_t max_ns_;
   std::int64_t min_ns_;
   std::int64_t cur_ns_;
-  std::int64_t spin_share_;  // of max_ns_, in 1/1024
+  std::int64_t spin_ns_;  // of max_ns_ (scaled with the adaptive budget)
   bool adaptive_;
   bool restart_;
   bool watch_load_;
+  bool spin_when_idle_;
   bool oversubscribed_;
   int cores_;
   Clock::time_point sampled_{};

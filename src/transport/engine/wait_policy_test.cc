@@ -11,14 +11,36 @@ using std::chrono::microseconds;
 
 WaitPolicy::Clock::time_point t0() { return WaitPolicy::Clock::time_point{} + std::chrono::hours(1); }
 
-TEST(WaitPolicy, SharedMemoryYieldsThenBlocksAndRestartsOnProgress) {
-  WaitPolicy p(WaitPolicy::for_shm());
+TEST(WaitPolicy, SharedMemorySpinsForOneYieldOnAnIdleHostThenYieldsThenBlocks) {
+  WaitPolicy::Config c = WaitPolicy::for_shm(2);
+  c.cores = 1 << 20;  // more cores than runnable tasks: the host's load cannot decide this
+  const std::int64_t spin = WaitPolicy::yield_cost_ns();
+  EXPECT_EQ(c.spin_ns, spin);
+  WaitPolicy p(c);
   EXPECT_TRUE(p.restarts_on_progress());
-  EXPECT_EQ(p.phase(t0(), t0()), Phase::kYield);  // no spinning: yield at once
+  EXPECT_EQ(p.phase(t0(), t0()), Phase::kSpin);
+  EXPECT_EQ(p.phase(t0(), t0() + std::chrono::nanoseconds(spin - 1)), Phase::kSpin);
+  EXPECT_EQ(p.phase(t0(), t0() + std::chrono::nanoseconds(spin + 1)), Phase::kYield);
   EXPECT_EQ(p.phase(t0(), t0() + microseconds(499)), Phase::kYield);
   EXPECT_EQ(p.phase(t0(), t0() + microseconds(500)), Phase::kBlock);
   p.record(true);  // not adaptive: the budget stays
   EXPECT_EQ(p.budget_ns(), 500'000);
+}
+
+TEST(WaitPolicy, SharedMemoryYieldsInsteadOfSpinningWhenRanksOutnumberCores) {
+  WaitPolicy::Config c = WaitPolicy::for_shm(4);
+  c.cores = 2;
+  WaitPolicy p(c);
+  EXPECT_EQ(p.phase(t0(), t0()), Phase::kYield);  // never a busy spin, never a block early
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(499)), Phase::kYield);
+  EXPECT_EQ(p.phase(t0(), t0() + microseconds(500)), Phase::kBlock);
+}
+
+TEST(WaitPolicy, YieldCostIsMeasuredOnceAndBounded) {
+  const std::int64_t cost = WaitPolicy::yield_cost_ns();
+  EXPECT_GE(cost, 100);
+  EXPECT_LE(cost, 20'000);
+  EXPECT_EQ(WaitPolicy::yield_cost_ns(), cost);
 }
 
 TEST(WaitPolicy, TcpSpinsThreeQuartersThenYieldsThenBlocks) {

@@ -30,7 +30,7 @@ engine::EngineOptions engine_options(const ShmOptions& opts) {
   e.medium = "shm";
   e.max_reason_bytes = kReasonBytes - 1;
   e.describe_sig = opts.describe_sig;
-  e.wait = engine::WaitPolicy::for_shm();
+  e.wait = engine::WaitPolicy::for_shm(opts.size);
   return e;
 }
 }  // namespace
@@ -41,7 +41,8 @@ Engine::Engine(const ShmOptions& opts, Segment seg, Bells bells)
       seg_(std::move(seg)),
       me_(seg_.slot(opts.rank)),
       peers_(static_cast<std::size_t>(opts.size)),
-      bells_(std::move(bells)) {
+      bells_(std::move(bells)),
+      win_wait_(engine::WaitPolicy::for_shm(opts.size)) {
   const std::string host = host_name();
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];

@@ -129,6 +129,7 @@ class Engine final : public engine::Engine {
   std::atomic<int> bell_watchers_{0};
   std::int64_t next_liveness_ns_ = 0;
   std::atomic<std::uint64_t> win_count_{0};  // shared-window barriers reached
+  engine::WaitPolicy::Config win_wait_;         // how a window barrier waits
 };
 
 }  // namespace chorus::shm

@@ -1,7 +1,7 @@
 // Shared-window barriers: every rank publishes how many barriers it has reached in its
 // rank slot and waits until every other rank has reached as many. Waiting backs off
-// (engine::WaitPolicy::for_shm: yield polling, then sleeping on the doorbell, which arrivals
-// ring); while it waits it checks the deadline, aborts published by any rank and peer
+// (engine::WaitPolicy::for_shm: a short spin on an idle host, yield polling, then sleeping
+// on the doorbell, which arrivals ring); while it waits it checks the deadline, aborts published by any rank and peer
 // liveness, so it never hangs.
 #include <sched.h>
 
@@ -91,12 +91,16 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
     }
     return true;
   };
-  engine::WaitPolicy policy(engine::WaitPolicy::for_shm());
+  engine::WaitPolicy policy(win_wait_);
   auto start = engine::WaitPolicy::Clock::now();
   for (unsigned round = 0;; ++round) {
     if (all_arrived()) break;
-    if (policy.phase(start, engine::WaitPolicy::Clock::now()) != engine::WaitPolicy::Phase::kBlock) {
-      ::sched_yield();
+    const auto phase = policy.phase(start, engine::WaitPolicy::Clock::now());
+    if (phase != engine::WaitPolicy::Phase::kBlock) {
+      if (phase == engine::WaitPolicy::Phase::kSpin)
+        engine::WaitPolicy::cpu_relax();
+      else
+        ::sched_yield();
       if (round % kRoundsPerLook != kRoundsPerLook - 1) continue;
     } else {
       const std::uint32_t seen = me_.doorbell.load(std::memory_order_seq_cst);
