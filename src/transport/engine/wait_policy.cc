@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 #include "util/cpus.h"
@@ -91,18 +92,27 @@ void WaitPolicy::cpu_relax() {
 }
 
 // More runnable tasks on the host than cores this process may use (/proc/loadavg's
-// running count; the busy ranks count themselves).
+// running count; the busy ranks count themselves). Sampled at most every 2 ms per process,
+// whatever the number of waits: a wait policy made per wait must not read the file each time.
 bool WaitPolicy::loaded(Clock::time_point now) {
-  if (now - sampled_ < std::chrono::nanoseconds(kLoadSampleNs)) return loaded_;
-  sampled_ = now;
-  char buf[128] = {};
-  int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return loaded_ = false;
-  ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-  ::close(fd);
-  int running = 0;
-  if (n <= 0 || std::sscanf(buf, "%*s %*s %*s %d/", &running) != 1) return loaded_ = false;
-  return loaded_ = running > cores_;
+  static std::atomic<std::int64_t> sampled_ns{0};  // steady clock; 0 = never
+  static std::atomic<int> running{0};
+  const std::int64_t t =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  std::int64_t last = sampled_ns.load(std::memory_order_relaxed);
+  if (t - last >= kLoadSampleNs &&
+      sampled_ns.compare_exchange_strong(last, t, std::memory_order_relaxed)) {
+    char buf[128] = {};
+    int n_running = 0;
+    int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+      ::close(fd);
+      if (n <= 0 || std::sscanf(buf, "%*s %*s %*s %d/", &n_running) != 1) n_running = 0;
+    }
+    running.store(n_running, std::memory_order_relaxed);
+  }
+  return running.load(std::memory_order_relaxed) > cores_;
 }
 
 }  // namespace chorus::engine

@@ -76,8 +76,6 @@ class WaitPolicy {
   bool spin_when_idle_;
   bool oversubscribed_;
   int cores_;
-  Clock::time_point sampled_{};
-  bool loaded_ = false;
 };
 
 }  // namespace chorus::engine
