@@ -1,14 +1,17 @@
-# chorus_room(<name> DIR <dir> [DEPS <libs>...])
-#   One room = one static library built from <dir>/*.cc (not *_test.cc), so a wrong
-#   include between rooms fails to link. The room's *_test.cc files form one GoogleTest
+# chorus_room(<name> DIR <dir> [DEPS <libs>...] [EXCLUDE <file names>...])
+#   One room = one static library built from <dir>/*.cc (not *_test.cc, nor the EXCLUDE
+#   files, which the caller builds its own way), so a wrong include between rooms fails to link. The room's *_test.cc files form one GoogleTest
 #   binary, chorus_<name>_test, whose cases CTest sees one by one (label "unit").
 function(chorus_room name)
-  cmake_parse_arguments(R "" "DIR" "DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(R "" "DIR" "DEPS;TEST_DEPS;EXCLUDE" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${R_DIR}/*.cc)
   file(GLOB tests CONFIGURE_DEPENDS ${R_DIR}/*_test.cc)
   if(tests)
     list(REMOVE_ITEM srcs ${tests})
   endif()
+  foreach(skip ${R_EXCLUDE})
+    list(FILTER srcs EXCLUDE REGEX "/${skip}$")
+  endforeach()
   add_library(chorus_${name} STATIC ${srcs})
   target_include_directories(chorus_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(chorus_${name} PUBLIC ${R_DEPS} Threads::Threads)
