@@ -190,9 +190,11 @@ ReduceFn level_kernel(DataType dtype, ReduceOp op) {
   using enum DataType;
   switch (dtype) {
     case kInt8:
-      return pick<S, kInt8, 1, Lane<S, S::add8>, MulI8<S>, Lane<S, S::min_s8>, Lane<S, S::max_s8>>(op);
+      return pick<S, kInt8, 1, Lane<S, S::add8>, MulI8<S>, Lane<S, S::min_s8>,
+                  Lane<S, S::max_s8>>(op);
     case kUint8:
-      return pick<S, kUint8, 1, Lane<S, S::add8>, MulI8<S>, Lane<S, S::min_u8>, Lane<S, S::max_u8>>(op);
+      return pick<S, kUint8, 1, Lane<S, S::add8>, MulI8<S>, Lane<S, S::min_u8>,
+                  Lane<S, S::max_u8>>(op);
     case kInt32:
       return pick<S, kInt32, 4, Lane<S, S::add32>, Lane<S, S::mul32>, Lane<S, S::min_s32>,
                   Lane<S, S::max_s32>>(op);
@@ -202,7 +204,8 @@ ReduceFn level_kernel(DataType dtype, ReduceOp op) {
     case kInt64:
       return pick<S, kInt64, 8, Lane<S, S::add64>, MulI64<S>, Min64<S, true>, Max64<S, true>>(op);
     case kUint64:
-      return pick<S, kUint64, 8, Lane<S, S::add64>, MulI64<S>, Min64<S, false>, Max64<S, false>>(op);
+      return pick<S, kUint64, 8, Lane<S, S::add64>, MulI64<S>, Min64<S, false>,
+                  Max64<S, false>>(op);
     case kFloat16:
       if constexpr (S::kFp16) return pick16<S, kFloat16, Fp16<S>>(op);
       return nullptr;

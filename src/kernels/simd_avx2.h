@@ -67,8 +67,12 @@ struct Simd {
   static D min(D a, D b) { return _mm256_min_pd(a, b); }
   static D max(D a, D b) { return _mm256_max_pd(a, b); }
   // r, with `nan` in the lanes where r is NaN.
-  static F where_nan(F r, F nan) { return _mm256_blendv_ps(r, nan, _mm256_cmp_ps(r, r, _CMP_UNORD_Q)); }
-  static D where_nan(D r, D nan) { return _mm256_blendv_pd(r, nan, _mm256_cmp_pd(r, r, _CMP_UNORD_Q)); }
+  static F where_nan(F r, F nan) {
+    return _mm256_blendv_ps(r, nan, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+  }
+  static D where_nan(D r, D nan) {
+    return _mm256_blendv_pd(r, nan, _mm256_cmp_pd(r, r, _CMP_UNORD_Q));
+  }
 
   static F fp16_widen(H h) { return _mm256_cvtph_ps(h); }
   static H fp16_narrow(F f) { return _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT); }
