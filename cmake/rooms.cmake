@@ -1,17 +1,25 @@
-# chorus_room(<name> DIR <dir> [DEPS <libs>...])
-#   One room = one static library built from <dir>/*.cc (not *_test.cc), so a wrong
-#   include between rooms fails to link. The room's *_test.cc files form one GoogleTest
-#   binary, chorus_<name>_test, whose cases CTest sees one by one (label "unit").
+# chorus_room(<name> DIR <dir> [DEPS <libs>...] [EXCLUDE <file names>...])
+#   One room = one static library built from <dir>/*.cc (not *_test.cc, nor the EXCLUDE
+#   files, which the caller builds its own way), linking its DEPS privately: a call into a
+#   room above it fails to link (tests/layering checks every include). The room's
+#   *_test.cc files form one GoogleTest binary, chorus_<name>_test, whose cases CTest sees
+#   one by one (label "unit").
 function(chorus_room name)
-  cmake_parse_arguments(R "" "DIR" "DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(R "" "DIR" "DEPS;TEST_DEPS;EXCLUDE" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${R_DIR}/*.cc)
   file(GLOB tests CONFIGURE_DEPENDS ${R_DIR}/*_test.cc)
   if(tests)
     list(REMOVE_ITEM srcs ${tests})
   endif()
+  foreach(skip ${R_EXCLUDE})
+    list(FILTER srcs EXCLUDE REGEX "/${skip}$")
+  endforeach()
   add_library(chorus_${name} STATIC ${srcs})
   target_include_directories(chorus_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
-  target_link_libraries(chorus_${name} PUBLIC ${R_DEPS} Threads::Threads)
+  # PRIVATE: a room's usage requirements do not leak to the rooms above it. CMake still
+  # links a static library's deps into whatever links it ($<LINK_ONLY:...>), so a skip-level
+  # include (api -> transport) still links; tests/layering is what refuses it.
+  target_link_libraries(chorus_${name} PRIVATE ${R_DEPS} Threads::Threads)
   if(CHORUS_BUILD_TESTS AND tests)
     add_executable(chorus_${name}_test ${tests})
     target_link_libraries(chorus_${name}_test PRIVATE chorus_${name} ${R_TEST_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)

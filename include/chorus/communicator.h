@@ -13,6 +13,7 @@
 #include "chorus/export.h"
 #include "chorus/options.h"
 #include "chorus/profiler.h"
+#include "chorus/reports.h"
 #include "chorus/status.h"
 #include "chorus/store.h"
 #include "chorus/stream.h"
@@ -22,30 +23,6 @@
 namespace chorus {
 
 namespace core { class CommImpl; }
-
-// What Communicator::health_check() found. Never thrown: a report.
-struct HealthReport {
-  bool ok = false;                  // every rank answered in time with the right data
-  ErrorCode code = ErrorCode::kOk;  // kOk when ok; else kPeerLost, kTimeout, kAborted, ...
-  std::string message;              // the error's message (names rank, peer, seq); "" when ok
-  // size() when ok; on failure size() - 1 when the error names the culprit rank
-  // (Error::peer_rank()), -1 when it is not known which ranks answered.
-  int ranks_responding = 0;
-  std::chrono::microseconds elapsed{0};  // time spent in health_check()
-};
-
-// What a communicator would run for one collective (Communicator::estimate).
-struct Estimate {
-  std::string algo;           // the algorithm the selector would run, e.g. "shm_direct"
-  double predicted_us = -1;   // the cost model's time of it, us (-1: no formula, e.g. across hosts)
-  std::string source;         // why: "override" (CHORUS_ALGO / Options::algo), "table"
-                              // (tuning table), "model" (least predicted time), "rules"
-  std::string rule_algo;      // what the built-in rules alone would run
-  std::string model_algo;     // the model's least-time choice ("" where the model does not choose)
-  // Every algorithm of the collective this communicator's transport can run, with its
-  // predicted time in us (-1 where the model has no formula).
-  std::vector<std::pair<std::string, double>> candidates;
-};
 
 // A communicator of `size()` ranks. Every rank must call the same collectives in the
 // same order with matching arguments (count, dtype, op, root).
@@ -154,8 +131,9 @@ class CHORUS_EXPORT Communicator {
   // arrived, the one after the last source chosen is taken (no sender starves). Bounded by
   // the timeout: kTimeout "... in recv_any from any rank ...: deadline passed waiting for a
   // message from any of peer ranks ..."; kPeerLost when every other rank is gone (or has
-  // left) and nothing of theirs waits: a rank that left drops out while others may send. kInvalidArgument for a negative tag, inside a group (its source is needed at
-  // once), or on a communicator of one rank.
+  // left) and nothing of theirs waits: a rank that left drops out while others may send.
+  // kInvalidArgument for a negative tag, inside a group (its source is needed at once), or
+  // on a communicator of one rank.
   int recv_any(void* buf, std::size_t count, DataType dtype, int tag = 0);
   // Returns once every rank has entered the barrier.
   void barrier();

@@ -12,6 +12,7 @@
 namespace chorus {
 
 namespace core { class WorkState; }
+namespace api { class WorkAccess; }
 
 // A shared handle: copies refer to the same operation. The buffers given to the call
 // that returned it must stay valid and untouched until the Work is complete (test()
@@ -60,9 +61,11 @@ class CHORUS_EXPORT Work {
   // is then that pair's receive seq (-1 before).
   int source() const noexcept;
 
+ private:
+  // Only the library makes non-empty Works (through api::WorkAccess, src/api/work_access.h).
+  friend class api::WorkAccess;
   explicit Work(std::shared_ptr<core::WorkState> state);
 
- private:
   std::shared_ptr<core::WorkState> state_;
 };
 

@@ -9,89 +9,17 @@
 
 #include <atomic>
 #include <chrono>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "c10d_store.h"
 #include "chorus/communicator.h"
+#include "work.h"
 
 namespace chorus::torch_backend {
-
-// A chorus::Store on torch's c10d::Store (the PrefixStore of the group being created).
-class C10dStore : public chorus::Store {
- public:
-  explicit C10dStore(c10::intrusive_ptr<c10d::Store> store) : store_(std::move(store)) {}
-  void set(const std::string& key, const std::vector<std::uint8_t>& value) override;
-  std::vector<std::uint8_t> get(const std::string& key, std::chrono::milliseconds timeout) override;
-  std::int64_t add(const std::string& key, std::int64_t delta) override;
-  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
-  bool check(const std::string& key) override;
-
- private:
-  c10::intrusive_ptr<c10d::Store> store_;
-};
-
-// What a completion callback needs (held by the callback, never holding the chorus::Work,
-// so there is no reference cycle): tensors kept alive until done, the Future, the copy
-// step run after the transfer (gathering into lists), the error.
-struct WorkState {
-  std::vector<at::Tensor> outputs;    // the Future's value and Work.result()
-  std::vector<at::Tensor> keepalive;  // buffers Chorus reads or writes until done
-  std::function<void()> finish;       // runs on success before the Future completes
-  c10::intrusive_ptr<c10::ivalue::Future> future;
-  std::mutex mu;
-  bool done = false;
-  std::exception_ptr error;
-};
-
-// Where background threads (Chorus's completing thread, torch's inter-op pool) leave the
-// WorkStates they are done with, so that their tensors are released on a caller's thread
-// (the next operation's issuing thread, or the group's destruction). Releasing a tensor
-// whose Python object is owned by C++ takes the GIL, and a background thread taking the
-// GIL while the interpreter finalizes is killed by Python (pthread_exit -> std::terminate).
-class Graveyard {
- public:
-  void bury(std::shared_ptr<WorkState> state);
-  void clear();  // releases what was buried, on the calling thread
-
- private:
-  std::mutex mu_;
-  std::vector<std::shared_ptr<WorkState>> buried_;
-};
-
-class ChorusWork : public c10d::Work {
- public:
-  ChorusWork(int rank, c10d::OpType type, chorus::Work work, std::shared_ptr<WorkState> state);
-  bool isCompleted() override;
-  bool isSuccess() const override;
-  std::exception_ptr exception() const override;
-  std::vector<at::Tensor> result() override;
-  bool wait(std::chrono::milliseconds timeout = kNoTimeout) override;
-  void synchronize() override {}
-  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return state_->future; }
-  // recvAnysource: the sender's rank once the message has arrived (-1 before; torch's
-  // Work._source_rank()).
-  int sourceRank() const override { return work_.source(); }
-
- private:
-  chorus::Work work_;
-  std::shared_ptr<WorkState> state_;
-};
-
-// Waits (at most `timeout`) until every operation issued by any ProcessGroupChorus has
-// completed and its Future's callbacks have run; false on timeout. chorus/torch.py calls
-// it at exit: a Python .then() callback still running on torch's inter-op pool while the
-// interpreter finalizes would be killed by Python (std::terminate).
-bool drain(std::chrono::milliseconds timeout);
-
-// The text of a failed operation's RuntimeError: "<op> failed: <code>: <message>" (code
-// as chorus::to_string names it: "peer_lost", ...), and for kTimeout "<op> failed with a
-// timeout (timeout): <message>", so that torch's tests and users' regexes
-// (" (Timed out|closed|timeout) ") recognise it.
-std::string failure_text(const std::string& op, chorus::ErrorCode code, const std::string& message);
 
 class ProcessGroupChorus : public c10d::ProcessGroup {
  public:

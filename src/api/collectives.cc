@@ -3,6 +3,7 @@
 #include "api/coll_args.h"
 #include "api/error.h"
 #include "api/stream_check.h"
+#include "api/work_access.h"
 #include "chorus/communicator.h"
 #include "core/comm_impl.h"
 
@@ -15,14 +16,15 @@ using api::throw_if_error;
 namespace {
 
 Work run_async(core::CommImpl& impl, CollKind kind, const CollArgs& args, const Stream& stream) {
-  return Work(api::value_or_throw(impl.run_async(kind, args, api::stream_id(impl, stream))));
+  return api::WorkAccess::make(
+      api::value_or_throw(impl.run_async(kind, args, api::stream_id(impl, stream))));
 }
 
 Work p2p_async(core::CommImpl& impl, bool sending, const void* buf, std::size_t bytes, int peer,
                int tag, const Stream& stream) {
   const int id = api::stream_id(impl, stream);
   // The transport only reads a send buffer; one path serves both directions.
-  return Work(api::value_or_throw(
+  return api::WorkAccess::make(api::value_or_throw(
       impl.p2p_async(sending, const_cast<void*>(buf), bytes, peer, id, tag)));
 }
 
@@ -199,7 +201,8 @@ Work Communicator::recv_any_async(void* buf, std::size_t count, DataType dtype, 
                                   const Stream& stream) {
   const std::size_t bytes = api::any_source_bytes(buf, count, dtype);
   const int id = api::stream_id(impl(), stream);
-  return Work(api::value_or_throw(impl().recv_any_async(buf, bytes, checked_tag(tag), id)));
+  return api::WorkAccess::make(
+      api::value_or_throw(impl().recv_any_async(buf, bytes, checked_tag(tag), id)));
 }
 
 void Communicator::barrier() { throw_if_error(impl().run(CollKind::kBarrier, CollArgs{})); }

@@ -1,6 +1,7 @@
-// Builds concrete transports for a communicator: shm when every rank is on this host
-// (CHORUS_TRANSPORT=auto, the default, or shm), else TCP. A hybrid (shm within a host,
-// TCP between hosts) is a later step.
+// Builds concrete transports for a communicator. CHORUS_TRANSPORT=auto (the default): shm
+// when every rank is on this host; when the ranks span hosts, the hybrid "shm+tcp" (a
+// RoutedTransport: shm among the ranks of each host, TCP between hosts; TCP alone for a rank
+// with no other rank on its host). tcp or shm force one (shm fails across hosts).
 #include "core/factory.h"
 
 #include <unistd.h>

@@ -1,5 +1,6 @@
 // Checks every #include "..." in src/, tools/ and python/src/ against the allowed dependency table of
-// docs/ARCHITECTURE.md: a room may include only itself and the rooms below it.
+// docs/ARCHITECTURE.md: a room may include only itself and the rooms below it; and every
+// #include in python/torch/ (the torch backend: public API, torch, pybind11 and its own files).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -90,6 +91,40 @@ TEST(LayeringTest, ToolsUseOnlyThePublicApi) {
     }
     EXPECT_GT(files, 5) << dir;
   }
+}
+
+// The torch backend includes the public headers (chorus/...) and its own files with quotes,
+// and with angle brackets only the standard library, torch (torch/, ATen/, c10/) and pybind11.
+TEST(LayeringTest, TorchBackendUsesOnlyThePublicApi) {
+  const fs::path dir = fs::path(CHORUS_SOURCE_DIR) / "python" / "torch";
+  const std::regex include_re("^\\s*#\\s*include\\s*([\"<])([^\">]+)[\">]");
+  const std::set<std::string> outside = {"torch", "ATen", "c10", "pybind11"};
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const auto ext = entry.path().extension();
+    if (ext != ".cc" && ext != ".h") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_re)) continue;
+      const std::string inc = m[2];
+      const std::size_t slash = inc.find('/');
+      bool ok;
+      if (m[1] == "\"") {
+        ok = inc.rfind("chorus/", 0) == 0 ||
+             (slash == std::string::npos && fs::exists(dir / inc));  // its own header
+      } else {
+        ok = slash == std::string::npos || outside.count(inc.substr(0, slash));
+      }
+      EXPECT_TRUE(ok) << entry.path().string() << " includes " << m[1] << inc
+                      << (m[1] == "\"" ? "\"" : ">")
+                      << ": the torch backend may include only chorus/ public headers, its own "
+                         "files, the standard library, torch and pybind11";
+    }
+  }
+  EXPECT_GT(files, 5);
 }
 
 TEST(LayeringTest, OnlyConfigReadsTheEnvironment) {
