@@ -22,7 +22,7 @@
 
 namespace chorus {
 
-namespace core { class CommImpl; }
+namespace core { class Comm; }
 
 // A communicator of `size()` ranks. Every rank must call the same collectives in the
 // same order with matching arguments (count, dtype, op, root).
@@ -380,12 +380,12 @@ class CHORUS_EXPORT Communicator {
   }
 
  private:
-  explicit Communicator(std::unique_ptr<core::CommImpl> impl);
+  explicit Communicator(std::unique_ptr<core::Comm> impl);
   // Throws kInvalidArgument unless `actual` == `expected` * `factor`.
   static void check_span_sizes(std::size_t expected, std::size_t actual, std::size_t factor,
                                const char* name);
-  core::CommImpl& impl() const;
-  std::unique_ptr<core::CommImpl> impl_;
+  core::Comm& impl() const;
+  std::unique_ptr<core::Comm> impl_;
 };
 
 }  // namespace chorus

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <string>
 
+#include "op/kind.h"
+
 namespace chorus::algo {
 
-enum class CollKind : int;
+using op::CollKind;
 struct Capabilities;
 
 // Parameters of a host. Times in microseconds, bandwidths in bytes per microsecond

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algo/algorithm.h"
+#include "op/tag_space.h"
 #include "transport/transport.h"
 
 namespace chorus::algo {
@@ -36,11 +37,10 @@ struct HostLayout {
 std::optional<HostLayout> host_layout(const transport::Transport& t);
 
 // The arguments of phase p (1..3) of a hierarchical operation: its own step range
-// (CollArgs::step_base), so phases never exchange messages; a phase uses fewer than 2^28
-// steps (a ring over 2048 ranks of 65536 chunks each).
+// (CollArgs::step_base, allocated by op/tag_space.h), so phases never exchange messages.
 inline CollArgs phase_args(const CollArgs& a, std::uint32_t p) {
   CollArgs out = a;
-  out.step_base = a.step_base + (p << 28);
+  out.step_base = op::phase_step_base(a.step_base, p);
   return out;
 }
 

@@ -1,4 +1,5 @@
-// Chooses an algorithm per collective from size and rank count, unless overridden.
+// Maps an operation kind (op/kind.h) to an algorithm, from size, rank count and the
+// transport's capabilities, unless overridden (CHORUS_ALGO, tuning table, cost model).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -10,20 +11,6 @@
 #include "algo/cost_model.h"
 
 namespace chorus::algo {
-
-enum class CollKind : int {
-  kAllReduce = 0, kReduce, kBroadcast, kAllGather, kReduceScatter, kAllToAll, kAllToAllV,
-  kGather, kScatter, kBarrier, kSend, kRecv,
-};
-const char* to_string(CollKind k);
-// The collectives that combine with a ReduceOp, and those that have a root.
-inline bool takes_reduce_op(CollKind k) {
-  return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kReduceScatter;
-}
-inline bool takes_root(CollKind k) {
-  return k == CollKind::kReduce || k == CollKind::kBroadcast || k == CollKind::kGather ||
-         k == CollKind::kScatter;
-}
 
 struct Choice {
   const char* name;  // e.g. "ring"
@@ -127,8 +114,8 @@ class Selector {
   static Status add_table(Selector& sel);
 
   SelectorConfig cfg_;
-  std::vector<Rule> rules_[12];  // per CollKind; none = automatic
-  std::vector<Rule> table_[12];  // per CollKind, from cfg_.table
+  std::vector<Rule> rules_[op::kNumKinds];  // per CollKind; none = automatic
+  std::vector<Rule> table_[op::kNumKinds];  // per CollKind, from cfg_.table
   unsigned model_kinds_ = 0;     // bit k: the model chooses for CollKind k
 };
 

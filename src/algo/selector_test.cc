@@ -64,12 +64,6 @@ TEST(Selector, SingleCopyChoices) {
                "single_copy");
 }
 
-TEST(Selector, KindNames) {
-  const char* want[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
-                        "all_to_all", "all_to_all_v", "gather", "scatter", "barrier", "send", "recv"};
-  for (int k = 0; k < 12; ++k) EXPECT_STREQ(to_string(static_cast<CollKind>(k)), want[k]);
-}
-
 TEST(Selector, AutomaticChoices) {
   const Selector s = make("");
   // rd while log2(p) copies of the message stay within small_bytes, then rhd.

@@ -2,14 +2,14 @@
 #include "api/error.h"
 #include "api/stream_check.h"
 #include "chorus/communicator.h"
-#include "core/comm_impl.h"
+#include "core/comm.h"
 #include "util/strings.h"
 
 namespace chorus {
 
 namespace api {
 
-int stream_id(const core::CommImpl& impl, const Stream& stream) {
+int stream_id(const core::Comm& impl, const Stream& stream) {
   const bool mine = stream.owner() == &impl || (stream.owner() == nullptr && stream.id() == 0);
   if (!mine)
     throw Error(ErrorCode::kInvalidArgument,
@@ -24,7 +24,7 @@ int stream_id(const core::CommImpl& impl, const Stream& stream) {
 }  // namespace api
 
 Stream Communicator::create_stream(const std::string& name) {
-  core::CommImpl& c = impl();
+  core::Comm& c = impl();
   const int id = c.create_stream(name);
   return Stream(&c, id, name);
 }

@@ -15,9 +15,9 @@ void check_common(DataType dtype, std::size_t count, std::size_t per_count) {
   throw_if_error(check_count("count", count, dtype, per_count));
 }
 
-algo::CollArgs make_args(const void* send, void* recv, std::size_t count, DataType dtype,
+op::CollArgs make_args(const void* send, void* recv, std::size_t count, DataType dtype,
                          ReduceOp op = ReduceOp::kSum, int root = 0) {
-  algo::CollArgs a;
+  op::CollArgs a;
   a.send = send;
   a.recv = recv;
   a.count = count;
@@ -31,7 +31,7 @@ std::size_t per_rank(int size) { return static_cast<std::size_t>(size); }
 
 }  // namespace
 
-algo::CollArgs all_reduce_args(const void* send, void* recv, std::size_t count, DataType dtype,
+op::CollArgs all_reduce_args(const void* send, void* recv, std::size_t count, DataType dtype,
                                ReduceOp op) {
   check_common(dtype, count, 1);
   throw_if_error(check_op(op));
@@ -40,7 +40,7 @@ algo::CollArgs all_reduce_args(const void* send, void* recv, std::size_t count, 
   return make_args(send, recv, count, dtype, op);
 }
 
-algo::CollArgs reduce_args(int rank, int size, const void* send, void* recv, std::size_t count,
+op::CollArgs reduce_args(int rank, int size, const void* send, void* recv, std::size_t count,
                            DataType dtype, ReduceOp op, int root) {
   check_common(dtype, count, 1);
   throw_if_error(check_op(op));
@@ -50,7 +50,7 @@ algo::CollArgs reduce_args(int rank, int size, const void* send, void* recv, std
   return make_args(send, recv, count, dtype, op, root);
 }
 
-algo::CollArgs broadcast_args(int rank, int size, const void* send, void* recv,
+op::CollArgs broadcast_args(int rank, int size, const void* send, void* recv,
                               std::size_t count, DataType dtype, int root) {
   check_common(dtype, count, 1);
   throw_if_error(check_rank("root", root, size));
@@ -59,7 +59,7 @@ algo::CollArgs broadcast_args(int rank, int size, const void* send, void* recv,
   return make_args(send, recv, count, dtype, ReduceOp::kSum, root);
 }
 
-algo::CollArgs all_gather_args(int size, const void* send, void* recv, std::size_t count,
+op::CollArgs all_gather_args(int size, const void* send, void* recv, std::size_t count,
                                DataType dtype) {
   check_common(dtype, count, per_rank(size));
   throw_if_error(check_buffer("send", send, count));
@@ -67,7 +67,7 @@ algo::CollArgs all_gather_args(int size, const void* send, void* recv, std::size
   return make_args(send, recv, count, dtype);
 }
 
-algo::CollArgs reduce_scatter_args(int size, const void* send, void* recv, std::size_t count,
+op::CollArgs reduce_scatter_args(int size, const void* send, void* recv, std::size_t count,
                                    DataType dtype, ReduceOp op) {
   check_common(dtype, count, per_rank(size));
   throw_if_error(check_op(op));
@@ -76,7 +76,7 @@ algo::CollArgs reduce_scatter_args(int size, const void* send, void* recv, std::
   return make_args(send, recv, count, dtype, op);
 }
 
-algo::CollArgs all_to_all_args(int size, const void* send, void* recv, std::size_t count,
+op::CollArgs all_to_all_args(int size, const void* send, void* recv, std::size_t count,
                                DataType dtype) {
   check_common(dtype, count, per_rank(size));
   throw_if_error(check_buffer("send", send, count));
@@ -84,7 +84,7 @@ algo::CollArgs all_to_all_args(int size, const void* send, void* recv, std::size
   return make_args(send, recv, count, dtype);
 }
 
-algo::CollArgs all_to_all_v_args(int size, const void* send,
+op::CollArgs all_to_all_v_args(int size, const void* send,
                                  std::span<const std::size_t> send_counts,
                                  std::span<const std::size_t> send_displs, void* recv,
                                  std::span<const std::size_t> recv_counts,
@@ -97,7 +97,7 @@ algo::CollArgs all_to_all_v_args(int size, const void* send,
                                dtype, &recv_extent));
   throw_if_error(check_buffer("send", send, send_extent));
   throw_if_error(check_buffer("recv", recv, recv_extent));
-  algo::CollArgs a = make_args(send, recv, 0, dtype);
+  op::CollArgs a = make_args(send, recv, 0, dtype);
   a.send_counts = send_counts.data();
   a.send_displs = send_displs.data();
   a.recv_counts = recv_counts.data();
@@ -105,7 +105,7 @@ algo::CollArgs all_to_all_v_args(int size, const void* send,
   return a;
 }
 
-algo::CollArgs gather_args(int rank, int size, const void* send, void* recv, std::size_t count,
+op::CollArgs gather_args(int rank, int size, const void* send, void* recv, std::size_t count,
                            DataType dtype, int root) {
   check_common(dtype, count, per_rank(size));
   throw_if_error(check_rank("root", root, size));
@@ -114,7 +114,7 @@ algo::CollArgs gather_args(int rank, int size, const void* send, void* recv, std
   return make_args(send, recv, count, dtype, ReduceOp::kSum, root);
 }
 
-algo::CollArgs scatter_args(int rank, int size, const void* send, void* recv, std::size_t count,
+op::CollArgs scatter_args(int rank, int size, const void* send, void* recv, std::size_t count,
                             DataType dtype, int root) {
   check_common(dtype, count, per_rank(size));
   throw_if_error(check_rank("root", root, size));

@@ -5,33 +5,33 @@
 #include <cstddef>
 #include <span>
 
-#include "algo/algorithm.h"
 #include "chorus/types.h"
+#include "op/args.h"
 
 namespace chorus::api {
 
 // `rank` / `size` are the calling rank and the communicator size.
-algo::CollArgs all_reduce_args(const void* send, void* recv, std::size_t count, DataType dtype,
+op::CollArgs all_reduce_args(const void* send, void* recv, std::size_t count, DataType dtype,
                                ReduceOp op);
-algo::CollArgs reduce_args(int rank, int size, const void* send, void* recv, std::size_t count,
+op::CollArgs reduce_args(int rank, int size, const void* send, void* recv, std::size_t count,
                            DataType dtype, ReduceOp op, int root);
-algo::CollArgs broadcast_args(int rank, int size, const void* send, void* recv,
+op::CollArgs broadcast_args(int rank, int size, const void* send, void* recv,
                               std::size_t count, DataType dtype, int root);
-algo::CollArgs all_gather_args(int size, const void* send, void* recv, std::size_t count,
+op::CollArgs all_gather_args(int size, const void* send, void* recv, std::size_t count,
                                DataType dtype);
-algo::CollArgs reduce_scatter_args(int size, const void* send, void* recv, std::size_t count,
+op::CollArgs reduce_scatter_args(int size, const void* send, void* recv, std::size_t count,
                                    DataType dtype, ReduceOp op);
-algo::CollArgs all_to_all_args(int size, const void* send, void* recv, std::size_t count,
+op::CollArgs all_to_all_args(int size, const void* send, void* recv, std::size_t count,
                                DataType dtype);
 // The span pointers are stored as they are (an async call copies them in core).
-algo::CollArgs all_to_all_v_args(int size, const void* send,
+op::CollArgs all_to_all_v_args(int size, const void* send,
                                  std::span<const std::size_t> send_counts,
                                  std::span<const std::size_t> send_displs, void* recv,
                                  std::span<const std::size_t> recv_counts,
                                  std::span<const std::size_t> recv_displs, DataType dtype);
-algo::CollArgs gather_args(int rank, int size, const void* send, void* recv, std::size_t count,
+op::CollArgs gather_args(int rank, int size, const void* send, void* recv, std::size_t count,
                            DataType dtype, int root);
-algo::CollArgs scatter_args(int rank, int size, const void* send, void* recv, std::size_t count,
+op::CollArgs scatter_args(int rank, int size, const void* send, void* recv, std::size_t count,
                             DataType dtype, int root);
 // send (`sending`) or recv of `count` elements with `peer`: checks, returns the bytes.
 std::size_t p2p_bytes(bool sending, int rank, int size, const void* buf, std::size_t count,

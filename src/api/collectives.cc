@@ -5,22 +5,22 @@
 #include "api/stream_check.h"
 #include "api/work_access.h"
 #include "chorus/communicator.h"
-#include "core/comm_impl.h"
+#include "core/comm.h"
 
 namespace chorus {
 
-using algo::CollArgs;
-using algo::CollKind;
+using op::CollArgs;
+using op::CollKind;
 using api::throw_if_error;
 
 namespace {
 
-Work run_async(core::CommImpl& impl, CollKind kind, const CollArgs& args, const Stream& stream) {
+Work run_async(core::Comm& impl, CollKind kind, const CollArgs& args, const Stream& stream) {
   return api::WorkAccess::make(
       api::value_or_throw(impl.run_async(kind, args, api::stream_id(impl, stream))));
 }
 
-Work p2p_async(core::CommImpl& impl, bool sending, const void* buf, std::size_t bytes, int peer,
+Work p2p_async(core::Comm& impl, bool sending, const void* buf, std::size_t bytes, int peer,
                int tag, const Stream& stream) {
   const int id = api::stream_id(impl, stream);
   // The transport only reads a send buffer; one path serves both directions.

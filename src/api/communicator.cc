@@ -4,14 +4,14 @@
 
 #include "api/error.h"
 #include "api/store_adapter.h"
+#include "core/comm.h"
 #include "core/comm_config.h"
-#include "core/comm_impl.h"
 #include "core/init_env.h"
 #include "util/strings.h"
 
 namespace chorus {
 
-Communicator::Communicator(std::unique_ptr<core::CommImpl> impl) : impl_(std::move(impl)) {}
+Communicator::Communicator(std::unique_ptr<core::Comm> impl) : impl_(std::move(impl)) {}
 Communicator::Communicator(Communicator&&) noexcept = default;
 Communicator& Communicator::operator=(Communicator&&) noexcept = default;
 Communicator::~Communicator() = default;
@@ -25,10 +25,10 @@ Communicator Communicator::init(int rank, int size, std::shared_ptr<Store> store
   if (!store) throw Error(ErrorCode::kInvalidArgument, "store must not be null");
   auto cfg = api::value_or_throw(core::resolve_process_config(options));
   return Communicator(
-      api::value_or_throw(core::CommImpl::create(rank, size, api::to_internal(std::move(store)), cfg)));
+      api::value_or_throw(core::create_comm(rank, size, api::to_internal(std::move(store)), cfg)));
 }
 
-core::CommImpl& Communicator::impl() const {
+core::Comm& Communicator::impl() const {
   if (!impl_) throw Error(ErrorCode::kInvalidArgument, "communicator was moved from");
   return *impl_;
 }
@@ -50,9 +50,9 @@ void Communicator::abort() noexcept {
   if (impl_) impl_->abort();
 }
 
-void Communicator::abort_all() noexcept { core::CommImpl::abort_all(); }
+void Communicator::abort_all() noexcept { core::Comm::abort_all(); }
 
-static_assert(Communicator::kNoColor == core::CommImpl::kNoColor);
+static_assert(Communicator::kNoColor == core::Comm::kNoColor);
 
 std::optional<Communicator> Communicator::split(int color, int key) {
   auto sub = api::value_or_throw(impl().split(color, key));

@@ -2,7 +2,7 @@
 // one collective, without running it.
 #include "api/error.h"
 #include "chorus/communicator.h"
-#include "core/comm_impl.h"
+#include "core/comm.h"
 #include "util/strings.h"
 
 namespace chorus {
@@ -10,8 +10,8 @@ namespace chorus {
 Estimate Communicator::estimate(const std::string& collective, std::size_t count,
                                 DataType dtype) const {
   int kind = -1;
-  for (int k = 0; k <= static_cast<int>(algo::CollKind::kBarrier); ++k)
-    if (collective == algo::to_string(static_cast<algo::CollKind>(k))) kind = k;
+  for (int k = 0; k <= static_cast<int>(op::CollKind::kBarrier); ++k)
+    if (collective == op::to_string(static_cast<op::CollKind>(k))) kind = k;
   if (kind < 0)
     throw Error(ErrorCode::kInvalidArgument,
                 "collective '" + collective + "' is not a collective (all_reduce, reduce, "
@@ -21,7 +21,7 @@ Estimate Communicator::estimate(const std::string& collective, std::size_t count
     throw Error(ErrorCode::kInvalidArgument,
                 str_printf("dtype %d is not a DataType", static_cast<int>(dtype)));
   const algo::Estimate e =
-      impl().estimate(static_cast<algo::CollKind>(kind), count * dtype_size(dtype));
+      impl().estimate(static_cast<op::CollKind>(kind), count * dtype_size(dtype));
   Estimate out;
   out.algo = e.choice.name;
   out.predicted_us = e.predicted_us;

@@ -27,21 +27,21 @@ Status CommImpl::claim_any_source(void* buf, std::size_t bytes, int tag, int str
     return invalid_argument("recv_any: the communicator has no other rank to receive from");
   std::vector<transport::ProbeTarget> targets;
   for (;;) {
-    Status refused = refuse("recv_any", 0);
+    Status refused = failure_.refuse("recv_any", 0);
     if (!refused.is_ok()) {
       recorder_->failed(rec, refused.message());
       return refused;
     }
     targets.clear();
     {
-      std::lock_guard<std::recursive_mutex> g(p2p_seq_mu_);
+      const auto g = p2p_seqs_.lock();
       // Start after the last source chosen: a busy sender cannot starve the others.
-      const int first = any_last_ < 0 ? rank_ : any_last_;
+      const int first = p2p_seqs_.any_last() < 0 ? rank_ : p2p_seqs_.any_last();
       for (int k = 1; k <= size_; ++k) {
         const int peer = (first + k) % size_;
         if (peer == rank_) continue;
         targets.push_back(transport::ProbeTarget{
-            peer, p2p_wire_tag(bytes, tag, peek_p2p_seq(false, peer, tag))});
+            peer, p2p_wire_tag(bytes, tag, p2p_seqs_.peek(false, peer, tag))});
       }
     }
     Result<int> got = transport_->probe(targets, deadline);
@@ -54,10 +54,10 @@ Status CommImpl::claim_any_source(void* buf, std::size_t bytes, int tag, int str
       return fail(s, any_context(rank_, tag, bytes), rec);
     }
     const transport::ProbeTarget& t = targets[static_cast<std::size_t>(*got)];
-    std::lock_guard<std::recursive_mutex> g(p2p_seq_mu_);
+    const auto g = p2p_seqs_.lock();
     // A receive from that peer issued meanwhile (another thread) took the message: again.
-    if (kP2pSeqBase + peek_p2p_seq(false, t.peer, tag) != t.tag.seq) continue;
-    any_last_ = t.peer;
+    if (op::kP2pSeqBase + p2p_seqs_.peek(false, t.peer, tag) != t.tag.seq) continue;
+    p2p_seqs_.set_any_last(t.peer);
     recorder_->done(rec);
     return issue_p2p(false, buf, bytes, t.peer, tag, stream, op, "recv_any");
   }
@@ -119,7 +119,7 @@ Result<std::shared_ptr<WorkState>> CommImpl::recv_any_async(void* buf, std::size
   if (tag < 0) return invalid_argument(str_printf("tag must be >= 0, got %d", tag));
   if (size_ < 2)
     return invalid_argument("recv_any: the communicator has no other rank to receive from");
-  Status refused = refuse("recv_any", 0);
+  Status refused = failure_.refuse("recv_any", 0);
   if (!refused.is_ok()) return WorkState::failed(-1, "recv_any", refused);
   auto task = std::make_unique<AnySourceTask>();
   task->comm = this;

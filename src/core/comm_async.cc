@@ -7,7 +7,7 @@ namespace chorus::core {
 
 void PendingOp::own_v_arrays(int size) {
   const auto n = static_cast<std::size_t>(size);
-  algo::CollArgs& a = op.args;
+  op::CollArgs& a = op.args;
   v_arrays.resize(4 * n);
   const std::size_t* src[4] = {a.send_counts, a.send_displs, a.recv_counts, a.recv_displs};
   for (std::size_t i = 0; i < 4; ++i)
@@ -59,14 +59,14 @@ std::shared_ptr<WorkState> CommImpl::submit(std::unique_ptr<PendingOp> p) {
   return work;
 }
 
-Result<std::shared_ptr<WorkState>> CommImpl::run_async(algo::CollKind kind, algo::CollArgs args,
+Result<std::shared_ptr<WorkState>> CommImpl::run_async(op::CollKind kind, op::CollArgs args,
                                                        int stream) {
   CHORUS_RETURN_IF_ERROR(check_stream(stream));
   auto p = std::make_unique<PendingOp>();
   Status s = issue_collective(kind, args, nullptr, stream, &p->op);
   if (!s.is_ok())
-    return WorkState::failed(static_cast<std::int64_t>(next_seq_), algo::to_string(kind), s);
-  if (kind == algo::CollKind::kAllToAllV) p->own_v_arrays(size_);
+    return WorkState::failed(static_cast<std::int64_t>(next_seq_), op::to_string(kind), s);
+  if (kind == op::CollKind::kAllToAllV) p->own_v_arrays(size_);
   p->work = std::make_shared<WorkState>(static_cast<std::int64_t>(p->op.seq()), p->op.name);
   return submit(std::move(p));
 }
@@ -78,7 +78,7 @@ Result<std::shared_ptr<WorkState>> CommImpl::p2p_async(bool sending, void* buf, 
   Status s = issue_p2p(sending, buf, bytes, peer, tag, stream, &p->op);
   if (s.code() == ErrorCode::kInvalidArgument) return s;
   if (!s.is_ok()) {
-    const std::uint64_t seq = tag != 0 ? 0 : peek_p2p_seq(sending, peer, tag);
+    const std::uint64_t seq = tag != 0 ? 0 : p2p_seqs_.peek(sending, peer, tag);
     return WorkState::failed(static_cast<std::int64_t>(seq), sending ? "send" : "recv", s);
   }
   p->work = std::make_shared<WorkState>(static_cast<std::int64_t>(p->op.seq()), p->op.name);
@@ -91,7 +91,7 @@ void CommImpl::post_p2p(std::unique_ptr<PendingOp> p) {
     retire();
     done.work->complete(std::move(s));
   };
-  Status refused = refuse(op.name, op.seq());
+  Status refused = failure_.refuse(op.name, op.seq());
   if (!refused.is_ok()) return finish(*p, drop(op, std::move(refused)));
   recorder_->start(op.rec, "p2p");
   const Deadline deadline = Deadline::after(op.timeout);
@@ -114,9 +114,9 @@ Status CommImpl::synchronize() {
   for (const auto& q : streams_) q->wait_idle();
   any_stream_->wait_idle();
   if (p2p_waiter_) p2p_waiter_->wait_idle();
-  Status s = settled_failure();
+  Status s = failure_.settled_failure();
   if (!s.is_ok()) return s;
-  if (aborted_.load(std::memory_order_acquire))
+  if (failure_.aborted())
     return Status(ErrorCode::kAborted,
                   str_printf("rank %d: synchronize: abort() was called on rank %d", rank_,
                              rank_));

@@ -2,7 +2,7 @@
 #pragma once
 #include "chorus/options.h"
 #include "config/config.h"
-#include "core/comm_impl.h"
+#include "core/comm_settings.h"
 
 namespace chorus::core {
 

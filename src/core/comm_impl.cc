@@ -1,4 +1,5 @@
-// CommImpl: rendezvous, transport set-up, teardown, the sticky failure and abort.
+// CommImpl: rendezvous, transport set-up, teardown, abort, and fail(): a failing
+// operation recorded in the failure state and told to the peers.
 #include "core/comm_impl.h"
 
 #include <unistd.h>
@@ -7,10 +8,10 @@
 #include <charconv>
 #include <random>
 
-#include "algo/signature.h"
 #include "core/dump_signal.h"
 #include "core/factory.h"
 #include "core/live_comms.h"
+#include "core/membership.h"
 #include "core/tuning.h"
 #include "diag/log.h"
 #include "util/strings.h"
@@ -37,7 +38,7 @@ std::string to_string(const bootstrap::Bytes& b) { return std::string(b.begin(),
 
 CommImpl::CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector)
     : rank_(rank), size_(size), cfg_(std::move(cfg)), selector_(std::move(selector)),
-      send_seq_(size, 0), recv_seq_(size, 0) {
+      p2p_seqs_(size), failure_(rank) {
   streams_.push_back(std::make_unique<StreamQueue>(0, "default"));
   any_stream_ = std::make_unique<StreamQueue>(-1, "any_source");
 }
@@ -60,16 +61,16 @@ CommImpl::~CommImpl() {
   any_stream_->stop();  // after the streams, which hand it receives from any source
   if (p2p_waiter_) p2p_waiter_->stop();  // what is left fails promptly (aborted above)
   for (auto& p : group_) {
-    Status s = drop(p->op, refuse(p->op.name, p->op.seq()));
+    Status s = drop(p->op, failure_.refuse(p->op.name, p->op.seq()));
     if (p->work) p->work->complete(std::move(s));
   }
   group_.clear();
   if (observe_ && comm_store_) observe_->finish(*comm_store_, kStatsBudget);
   // Leave a line for the hang report of ranks that still need this one ("exited after
   // seq N"), before the transport closes and they notice.
-  if (comm_store_ && diag_.hang_report != HangReportMode::kNone && !reported_.exchange(true)) {
+  if (comm_store_ && diag_.hang_report != HangReportMode::kNone && !failure_.set_reported()) {
     exchange_hang_lines(comm_store_, comm_id_,
-                        own_line(aborted_.load() ? "aborted" : "exited", ""), {}, -1, false,
+                        own_line(failure_.aborted() ? "aborted" : "exited", ""), {}, -1, false,
                         false, kHangReportBudget);
   }
 }
@@ -79,34 +80,15 @@ void CommImpl::abort() {
 }
 
 void CommImpl::abort_with(const Status& reason) {
-  if (aborted_.exchange(true)) return;
+  if (failure_.set_aborted()) return;
   CHORUS_LOG(WARN, Coll, "comm %u: rank %d: aborting: %s", comm_id_, rank_,
              reason.message().c_str());
   tickets_.stop();  // operations waiting for their window turn give up
   if (transport_) transport_->abort(reason);
 }
 
-void CommImpl::abort_all() {
+void Comm::abort_all() {
   live_comms_for_each([](CommImpl& c) { c.abort(); });
-}
-
-Status CommImpl::first_failure() const {
-  if (!has_failed_.load(std::memory_order_acquire)) return Status::ok();
-  std::lock_guard<std::mutex> g(fail_mu_);
-  return failed_;
-}
-
-Status CommImpl::refuse(const char* what, std::uint64_t seq) const {
-  const auto s = static_cast<unsigned long long>(seq);
-  if (has_failed_.load(std::memory_order_acquire))
-    return settled_failure().with_context(
-        str_printf("rank %d: %s seq %llu refused: the communicator failed earlier", rank_, what, s));
-  if (aborted_.load(std::memory_order_acquire))
-    return Status(ErrorCode::kAborted,
-                  str_printf("rank %d: %s seq %llu refused: abort() was called on rank %d",
-                             rank_, what, s, rank_),
-                  -1, static_cast<std::int64_t>(seq));
-  return Status::ok();
 }
 
 Status CommImpl::fail(const Status& s, const std::string& context, std::uint64_t rec) {
@@ -118,35 +100,28 @@ Status CommImpl::fail(const Status& s, const std::string& context, std::uint64_t
     mine = Status(mine.code(), mine.message() + " (" + lost_rank_text(peer) + ")", peer,
                   mine.seq());
   recorder_->failed(rec, mine.message());
-  {
-    std::lock_guard<std::mutex> g(fail_mu_);
-    if (failed_.is_ok()) {
-      failed_ = mine;
-      has_failed_.store(true, std::memory_order_release);
-      // A first failure by timeout: report_failure() asks which ranks are still alive,
-      // and every error of this communicator waits for the answer (name_stalled()).
-      liveness_pending_ = s.code() == ErrorCode::kTimeout && size_ > 1 && comm_store_ &&
-                          diag_.hang_report != HangReportMode::kNone;
-    }
-  }
+  // A first failure by timeout: report_failure() asks which ranks are still alive, and
+  // every error of this communicator waits for the answer (FailureState::name_stalled()).
+  failure_.record(mine, s.code() == ErrorCode::kTimeout && size_ > 1 && comm_store_ &&
+                            diag_.hang_report != HangReportMode::kNone);
   tickets_.stop();  // the communicator is unusable: nobody waits for a window turn
   if (!propagates(s.code())) return mine;
   transport_->abort(mine);  // first: the peers learn now and answer the liveness question
   report_failure();
-  return s.code() == ErrorCode::kTimeout ? name_stalled(mine) : mine;
+  return s.code() == ErrorCode::kTimeout ? failure_.name_stalled(mine) : mine;
 }
 
 Result<bool> CommImpl::agree(bool flag) {
   if (in_group())
     return invalid_argument("agree() is not allowed between group_start() and group_end()");
   std::uint8_t in = flag ? 1 : 0, out = 0;
-  algo::CollArgs a;
+  op::CollArgs a;
   a.send = &in;
   a.recv = &out;
   a.count = 1;
   a.dtype = DataType::kUint8;
   a.op = ReduceOp::kMax;
-  CHORUS_RETURN_IF_ERROR(run(algo::CollKind::kAllReduce, a, "agree"));
+  CHORUS_RETURN_IF_ERROR(run(op::CollKind::kAllReduce, a, "agree"));
   return out != 0;
 }
 
@@ -168,9 +143,8 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   // the agreed tuning.
   CHORUS_ASSIGN_OR_RETURN(algo::Selector selector, algo::Selector::create(sel_cfg));
   std::unique_ptr<CommImpl> comm(new CommImpl(rank, size, cfg, std::move(selector)));
-  comm->store_ = store;
-  comm->keepalive_ = std::move(keepalive);
-  comm->key_prefix_ = key_prefix;
+  comm->members_ =
+      std::make_unique<Membership>(*comm, store, std::move(keepalive), key_prefix, cfg);
   Deadline deadline = Deadline::after(cfg.connect_timeout);
 
   // Every rank counts its own inits on this store; ranks that create communicators in
@@ -244,12 +218,14 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   return comm;
 }
 
-Result<std::unique_ptr<CommImpl>> CommImpl::derive(int new_rank, int new_size,
-                                                   const std::string& sub_prefix) const {
-  CommConfig cfg = cfg_;
-  cfg.timeout = configured_timeout_;
-  return create(new_rank, new_size, store_, cfg, keepalive_,
-                key_prefix_ + str_printf("chorus/comm%u/%s/", comm_id_, sub_prefix.c_str()));
+Result<std::unique_ptr<Comm>> create_comm(int rank, int size,
+                                          std::shared_ptr<bootstrap::Store> store,
+                                          const CommConfig& cfg, std::shared_ptr<void> keepalive,
+                                          const std::string& key_prefix) {
+  CHORUS_ASSIGN_OR_RETURN(std::unique_ptr<CommImpl> comm,
+                          CommImpl::create(rank, size, std::move(store), cfg,
+                                           std::move(keepalive), key_prefix));
+  return std::unique_ptr<Comm>(std::move(comm));
 }
 
 }  // namespace chorus::core

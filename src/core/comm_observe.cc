@@ -4,6 +4,7 @@
 
 #include "core/clock_sync.h"
 #include "core/comm_impl.h"
+#include "core/membership.h"
 #include "diag/timeline.h"
 #include "util/strings.h"
 
@@ -26,7 +27,7 @@ Status CommImpl::start_observing() {
   local_id_ = next_local_id();
   ObserverSettings s;
   s.comm_id = local_id_;
-  s.comm_key = key_prefix_ + str_printf("comm%u", comm_id_);
+  s.comm_key = members_->key_prefix() + str_printf("comm%u", comm_id_);
   s.rank = rank_;
   s.size = size_;
   s.stats = cfg_.stats || diag_.stats;
@@ -58,7 +59,7 @@ void CommImpl::set_profiler(std::shared_ptr<Profiler> profiler) {
     if (!profiler) return;
     ObserverSettings s;
     s.comm_id = local_id_;
-    s.comm_key = key_prefix_ + str_printf("comm%u", comm_id_);
+    s.comm_key = members_->key_prefix() + str_printf("comm%u", comm_id_);
     s.rank = rank_;
     s.size = size_;
     observe_ = std::make_unique<Observer>(std::move(s));

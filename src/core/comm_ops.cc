@@ -2,35 +2,19 @@
 // signature, flight-recorder entry, algorithm, window ticket) and the execute step
 // (deadline, window turn, algorithm or transfer, completion or failure), shared by
 // blocking calls (both steps inline), streams and groups.
-#include "algo/signature.h"
 #include "core/comm_impl.h"
 #include "diag/log.h"
+#include "op/signature.h"
+#include "op/tag_space.h"
 #include "util/strings.h"
 
 namespace chorus::core {
 
-namespace {
-
-constexpr std::uint32_t kP2pCommBit = 0x80000000u;
-// With kP2pCommBit: a message of a user tag other than 0 (the tag is the step). Its own
-// comm value keeps tag-0 receives and tagged messages apart in the overtaken check; tagged
-// messages are also marked unordered, since tags of a pair advance independently.
-constexpr std::uint32_t kP2pTaggedBit = 0x40000000u;
-
-// Sender and receiver of a point-to-point message share one signature: its size.
-std::uint64_t p2p_signature(std::size_t bytes) {
-  return algo::make_signature(algo::CollKind::kSend, DataType::kUint8, bytes, ReduceOp::kSum,
-                              false, 0, false) |
-         transport::kSigPerPeer;  // p2p seqs count per peer pair
-}
-
-}  // namespace
-
-Status CommImpl::run(algo::CollKind kind, algo::CollArgs args, const char* label) {
+Status CommImpl::run(op::CollKind kind, op::CollArgs args, const char* label) {
   if (in_group()) {
     auto p = std::make_unique<PendingOp>();
     CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &p->op));
-    if (kind == algo::CollKind::kAllToAllV) p->own_v_arrays(size_);
+    if (kind == op::CollKind::kAllToAllV) p->own_v_arrays(size_);
     submit(std::move(p));
     return Status::ok();
   }
@@ -66,10 +50,10 @@ Status CommImpl::point_to_point(bool sending, void* buf, std::size_t bytes, int 
   return s;
 }
 
-Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& args,
+Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
                                   const char* label, int stream, IssuedOp* out) {
-  const char* name = label != nullptr ? label : algo::to_string(kind);
-  CHORUS_RETURN_IF_ERROR(refuse(name, next_seq_));
+  const char* name = label != nullptr ? label : op::to_string(kind);
+  CHORUS_RETURN_IF_ERROR(failure_.refuse(name, next_seq_));
   IssuedOp& op = *out;
   op.name = name;
   op.kind = kind;
@@ -82,17 +66,17 @@ Status CommImpl::issue_collective(algo::CollKind kind, const algo::CollArgs& arg
   op.args.chunk_bytes = cfg_.chunk_bytes;
   op.args.small_bytes = cfg_.small_bytes;
   op.args.sig = cfg_.desync_check
-                    ? algo::make_signature(kind, args.dtype, args.count, args.op,
-                                           algo::takes_reduce_op(kind), args.root,
-                                           algo::takes_root(kind))
+                    ? op::make_signature(kind, args.dtype, args.count, args.op,
+                                           op::takes_reduce_op(kind), args.root,
+                                           op::takes_root(kind))
                     : 0;
   diag::OpIdentity id;
   id.seq = seq;
   id.name = name;
-  id.dtype = kind == algo::CollKind::kBarrier ? "" : chorus::to_string(args.dtype);
-  id.redop = algo::takes_reduce_op(kind) ? chorus::to_string(args.op) : "";
+  id.dtype = kind == op::CollKind::kBarrier ? "" : chorus::to_string(args.dtype);
+  id.redop = op::takes_reduce_op(kind) ? chorus::to_string(args.op) : "";
   id.count = args.count;
-  id.root = algo::takes_root(kind) ? args.root : -1;
+  id.root = op::takes_root(kind) ? args.root : -1;
   id.bytes = args.count * dtype_size(args.dtype);
   op.stream_label = streams_[stream]->label();
   id.stream = op.stream_label;
@@ -109,30 +93,18 @@ void CommImpl::choose(IssuedOp& op) {
   op.ticket = op.choice.uses_windows ? static_cast<std::int64_t>(tickets_.take()) : -1;
 }
 
-std::uint64_t CommImpl::next_p2p_seq(bool sending, int peer, int tag) {
-  std::lock_guard<std::recursive_mutex> g(p2p_seq_mu_);
-  if (tag == 0) return (sending ? send_seq_ : recv_seq_)[peer]++;
-  return (sending ? tagged_send_seq_ : tagged_recv_seq_)[{peer, tag}]++;
-}
-
-std::uint64_t CommImpl::peek_p2p_seq(bool sending, int peer, int tag) {
-  std::lock_guard<std::recursive_mutex> g(p2p_seq_mu_);
-  if (tag == 0) return (sending ? send_seq_ : recv_seq_)[peer];
-  return (sending ? tagged_send_seq_ : tagged_recv_seq_)[{peer, tag}];
-}
-
 transport::Tag CommImpl::p2p_wire_tag(std::size_t bytes, int tag, std::uint64_t seq) const {
-  const std::uint32_t comm = comm_id_ | kP2pCommBit | (tag != 0 ? kP2pTaggedBit : 0u);
-  std::uint64_t sig = cfg_.desync_check ? p2p_signature(bytes) : 0;
+  const std::uint32_t comm = op::p2p_comm(comm_id_, tag != 0);
+  std::uint64_t sig = cfg_.desync_check ? op::p2p_signature(bytes) : 0;
   if (tag != 0) sig |= transport::kSigUnordered;
-  return transport::Tag{comm, kP2pSeqBase + seq, static_cast<std::uint32_t>(tag), sig};
+  return transport::Tag{comm, op::kP2pSeqBase + seq, static_cast<std::uint32_t>(tag), sig};
 }
 
 Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int tag,
                            int stream, IssuedOp* out, const char* label) {
   const char* name = label != nullptr ? label : sending ? "send" : "recv";
   if (tag < 0) return invalid_argument(str_printf("tag must be >= 0, got %d", tag));
-  CHORUS_RETURN_IF_ERROR(refuse(name, tag == 0 ? peek_p2p_seq(sending, peer, tag) : 0));
+  CHORUS_RETURN_IF_ERROR(failure_.refuse(name, tag == 0 ? p2p_seqs_.peek(sending, peer, tag) : 0));
   IssuedOp& op = *out;
   op.p2p = true;
   op.name = name;
@@ -142,7 +114,7 @@ Status CommImpl::issue_p2p(bool sending, void* buf, std::size_t bytes, int peer,
   op.peer = peer;
   op.stream = stream;
   op.timeout = cfg_.timeout;
-  op.tag = p2p_wire_tag(bytes, tag, next_p2p_seq(sending, peer, tag));
+  op.tag = p2p_wire_tag(bytes, tag, p2p_seqs_.next(sending, peer, tag));
   op.stream_label = streams_[stream]->label();
   op.rec = record_p2p(name, op.seq(), peer, bytes, op.stream_label);
   if (observe_) op.issue_ns = diag::steady_now_ns();
@@ -177,13 +149,13 @@ Status CommImpl::drop(IssuedOp& op, Status why) {
 Status CommImpl::execute(IssuedOp& op) {
   if (op.p2p) return execute_p2p(op);
   const std::uint64_t seq = op.args.seq;
-  Status refused = refuse(op.name, seq);
+  Status refused = failure_.refuse(op.name, seq);
   if (!refused.is_ok()) return drop(op, std::move(refused));
   op.args.deadline = Deadline::after(op.timeout);
   op.args.sig = order_flag(op.args.sig);
   if (op.ticket >= 0) {
     const auto turn = tickets_.wait_turn(static_cast<std::uint64_t>(op.ticket), op.args.deadline);
-    if (turn == WindowTickets::Wait::kStopped) return drop(op, refuse(op.name, seq));
+    if (turn == WindowTickets::Wait::kStopped) return drop(op, failure_.refuse(op.name, seq));
     if (turn == WindowTickets::Wait::kTimeout) {
       tickets_.release(static_cast<std::uint64_t>(op.ticket));
       op.ticket = -1;
@@ -219,7 +191,7 @@ Status CommImpl::execute(IssuedOp& op) {
 }
 
 Status CommImpl::execute_p2p(IssuedOp& op) {
-  Status refused = refuse(op.name, op.seq());
+  Status refused = failure_.refuse(op.name, op.seq());
   if (!refused.is_ok()) return drop(op, std::move(refused));
   recorder_->start(op.rec, "p2p");
   const Deadline deadline = Deadline::after(op.timeout);

@@ -1,5 +1,6 @@
-// CommImpl's diagnostics: flight-recorder entries for point-to-point ops, and what a
-// failing (or departing) rank tells the others through the store: its hang-report line.
+// CommImpl's failure report: what a failing (or departing) rank tells the others through
+// the store (its hang-report line) and the answer it settles in the FailureState; and
+// flight-recorder entries for point-to-point ops.
 #include <unistd.h>
 
 #include "core/comm_impl.h"
@@ -67,21 +68,22 @@ std::vector<diag::RankLine> CommImpl::known_ranks() const {
 }
 
 void CommImpl::report_failure() {
-  if (reported_.exchange(true)) return;
+  if (failure_.set_reported()) return;
+  const auto progress = [this](int peer) { return transport_->peer_progress(peer); };
   write_report(flight_record_auto("failure"));
   if (diag_.hang_report == HangReportMode::kNone || !comm_store_) {
-    settle_liveness({});
+    failure_.settle_liveness({}, progress);
     return;
   }
   const bool print = diag_.hang_report == HangReportMode::kAll || rank_ == 0;
-  const Status failure = first_failure();
+  const Status failure = failure_.first_failure();
   // After a timeout every rank gathers the lines: who did not answer stopped progressing.
   const bool liveness = failure.code() == ErrorCode::kTimeout;
   HangExchange ex =
       exchange_hang_lines(comm_store_, comm_id_, own_line("failed", to_string(failure.code())),
                           known_ranks(), failure.peer(), liveness || print, print,
                           kHangReportBudget);
-  settle_liveness(liveness ? ex.lines : std::vector<diag::RankLine>{});
+  failure_.settle_liveness(liveness ? ex.lines : std::vector<diag::RankLine>{}, progress);
   if (!ex.text.empty()) write_report(ex.text);
 }
 

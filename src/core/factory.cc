@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <fstream>
 
-#include "algo/signature.h"
 #include "bootstrap/tcp_store.h"
 #include "diag/log.h"
+#include "op/signature.h"
 #include "transport/routed.h"
 #include "transport/shm/shm_transport.h"
 #include "util/strings.h"
@@ -53,7 +53,7 @@ Result<std::unique_ptr<transport::Transport>> create_tcp(const TransportRequest&
   opts.socket_buffer_bytes = req.cfg.socket_buffer_bytes;
   opts.spin_us = req.cfg.spin_us;
   opts.connect_deadline = req.deadline;
-  opts.describe_sig = algo::describe_signature;
+  opts.describe_sig = op::describe_signature;
   return tcp::create_tcp_transport(opts, [&](const std::string& mine) {
     return exchange("tcp_addr", mine, req.rank, req.size);
   });
@@ -83,7 +83,7 @@ Result<std::unique_ptr<transport::Transport>> create_shm(const TransportRequest&
   opts.ring_bytes = req.cfg.buff_bytes;
   opts.single_copy = req.cfg.single_copy;
   opts.setup_deadline = req.deadline;
-  opts.describe_sig = algo::describe_signature;
+  opts.describe_sig = op::describe_signature;
   const std::string prefix = whole_job ? "" : str_printf("host%d/", members.front());
   return shm::create_shm_transport(opts, [&](const std::string& key, const std::string& mine) {
     return exchange(prefix + key, mine, local, n);

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "bootstrap/store.h"
-#include "core/comm_impl.h"
+#include "core/comm_settings.h"
 #include "transport/tcp/tcp_transport.h"
 
 namespace chorus::core {

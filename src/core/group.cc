@@ -7,7 +7,7 @@
 // messages large enough for rendezvous).
 #include <cstring>
 
-#include "algo/signature.h"
+#include "op/signature.h"
 #include "core/comm_impl.h"
 #include "util/strings.h"
 
@@ -35,7 +35,7 @@ struct Unit {
 };
 
 bool is_plain_all_reduce(const IssuedOp& op) {
-  return !op.p2p && op.kind == algo::CollKind::kAllReduce && op.args.count > 0 &&
+  return !op.p2p && op.kind == op::CollKind::kAllReduce && op.args.count > 0 &&
          std::strcmp(op.name, "all_reduce") == 0;
 }
 
@@ -50,7 +50,7 @@ bool joins(const std::vector<std::unique_ptr<PendingOp>>& ops,
   const std::size_t nb = next.args.count * dtype_size(next.args.dtype);
   const Range ns = range_of(next.args.send, nb), nr = range_of(next.args.recv, nb);
   for (std::size_t m : members) {
-    const algo::CollArgs& a = ops[m]->op.args;
+    const op::CollArgs& a = ops[m]->op.args;
     const std::size_t b = a.count * dtype_size(a.dtype);
     const Range s = range_of(a.send, b), r = range_of(a.recv, b);
     if (overlaps(nr, r) || overlaps(ns, r) || overlaps(s, nr)) return false;
@@ -133,7 +133,7 @@ class GroupRun {
       for (std::size_t m : u.members) total += op(m).args.count;
       f.args.count = total;
       f.args.sig = c_.cfg_.desync_check
-                       ? algo::make_signature(algo::CollKind::kAllReduce, f.args.dtype, total,
+                       ? op::make_signature(op::CollKind::kAllReduce, f.args.dtype, total,
                                               f.args.op, true, 0, false)
                        : 0;
       // Its own flight-recorder entry (the members show algo=fused).
@@ -159,7 +159,7 @@ class GroupRun {
     for (std::size_t i = 0; i < ops_.size(); ++i) {
       IssuedOp& o = op(i);
       if (!o.p2p) continue;
-      Status s = c_.refuse(o.name, o.seq());
+      Status s = c_.failure_.refuse(o.name, o.seq());
       if (!s.is_ok()) {
         result_[i] = c_.drop(o, std::move(s));
         continue;
@@ -183,7 +183,7 @@ class GroupRun {
     u.packed.resize(f.args.count * esz);
     std::size_t off = 0;
     for (std::size_t m : u.members) {
-      const algo::CollArgs& a = op(m).args;
+      const op::CollArgs& a = op(m).args;
       std::memcpy(u.packed.data() + off, a.send, a.count * esz);
       off += a.count * esz;
       c_.recorder_->start(op(m).rec, "fused");
@@ -192,7 +192,7 @@ class GroupRun {
     const Status s = c_.execute(f);
     off = 0;
     for (std::size_t m : u.members) {
-      const algo::CollArgs& a = op(m).args;
+      const op::CollArgs& a = op(m).args;
       if (s.is_ok()) std::memcpy(a.recv, u.packed.data() + off, a.count * esz);
       off += a.count * esz;
       if (s.is_ok()) c_.recorder_->done(op(m).rec);

@@ -36,13 +36,13 @@ CommImpl::Health CommImpl::health_check(std::chrono::milliseconds timeout) {
   std::int64_t in[kPattern], out[kPattern] = {};
   in[0] = 1;
   for (int i = 1; i < kPattern; ++i) in[i] = static_cast<std::int64_t>(rank_ + 1) * i;
-  algo::CollArgs a;
+  op::CollArgs a;
   a.send = in;
   a.recv = out;
   a.count = kPattern;
   a.dtype = DataType::kInt64;
   a.op = ReduceOp::kSum;
-  h.status = run(algo::CollKind::kAllReduce, a, "health_check");
+  h.status = run(op::CollKind::kAllReduce, a, "health_check");
   if (h.status.is_ok()) {
     // Every rank verifies its result, then they agree on whether all of them got it right.
     const bool mine_ok = pattern_ok(out, size_);

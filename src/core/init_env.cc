@@ -1,4 +1,4 @@
-// init_from_env: launcher environment -> store (hosted here if we are its rank 0) -> CommImpl.
+// init_from_env: launcher environment -> store (hosted here if we are its rank 0) -> Comm.
 #include "core/init_env.h"
 
 #include "bootstrap/launch_env.h"
@@ -9,8 +9,8 @@
 
 namespace chorus::core {
 
-Result<std::unique_ptr<CommImpl>> init_from_env(const Options& options,
-                                                const config::Environment& env) {
+Result<std::unique_ptr<Comm>> init_from_env(const Options& options,
+                                            const config::Environment& env) {
   CHORUS_ASSIGN_OR_RETURN(config::Config cfg, config::load(env));
   CommConfig comm_cfg = resolve_config(options, cfg);
   CHORUS_ASSIGN_OR_RETURN(bootstrap::LaunchInfo info, bootstrap::read_launch_env(env));
@@ -33,8 +33,8 @@ Result<std::unique_ptr<CommImpl>> init_from_env(const Options& options,
     return store.status().with_context(str_printf("connecting to the store at %s:%d (%s)",
                                                   info.store_host.c_str(), info.store_port,
                                                   info.launcher.c_str()));
-  return CommImpl::create(info.rank, info.size, std::move(store).value(), comm_cfg,
-                          std::move(keepalive));
+  return create_comm(info.rank, info.size, std::move(store).value(), comm_cfg,
+                     std::move(keepalive));
 }
 
 }  // namespace chorus::core

@@ -5,11 +5,11 @@
 
 #include "chorus/options.h"
 #include "config/environment.h"
-#include "core/comm_impl.h"
+#include "core/comm.h"
 
 namespace chorus::core {
 
-Result<std::unique_ptr<CommImpl>> init_from_env(const Options& options,
-                                                const config::Environment& env);
+Result<std::unique_ptr<Comm>> init_from_env(const Options& options,
+                                            const config::Environment& env);
 
 }  // namespace chorus::core

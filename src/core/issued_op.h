@@ -8,18 +8,14 @@
 #include <memory>
 #include <vector>
 
-#include "algo/algorithm.h"
 #include "algo/selector.h"
 #include "core/work_state.h"
+#include "op/args.h"
+#include "op/kind.h"
+#include "op/tag_space.h"
 #include "transport/transport.h"
 
 namespace chorus::core {
-
-// Point-to-point messages carry their per-pair seq plus this base on the wire, so that a
-// send/recv seq never equals a collective's seq: the shared-memory transport compares a
-// waiting receive's seq with the seq of a peer's shared-window barrier (a collective) and
-// would report a p2p receive waiting while a third rank sits in barrier seq N as a desync.
-inline constexpr std::uint64_t kP2pSeqBase = std::uint64_t{1} << 62;
 
 struct IssuedOp {
   const char* name = "";  // static storage: "all_reduce", "agree", "send", ...
@@ -27,8 +23,8 @@ struct IssuedOp {
   // Collectives: kind, arguments (comm, seq, sig, chunk_bytes stamped; the deadline is
   // set when execution starts), algorithm and window ticket (-1 = none). Inside a group
   // the algorithm and ticket are fixed at group_end() (fusion changes the sizes).
-  algo::CollKind kind = algo::CollKind::kBarrier;
-  algo::CollArgs args;
+  op::CollKind kind = op::CollKind::kBarrier;
+  op::CollArgs args;
   algo::Choice choice{"none", nullptr, false};
   std::int64_t ticket = -1;
   // Point-to-point: direction, buffer, peer and tag (per-peer seq).
@@ -43,12 +39,12 @@ struct IssuedOp {
   const char* stream_label = "default";  // the stream's label (outlives the op)
   std::int64_t issue_ns = 0;  // steady clock at issue / execution start, stamped only
   std::int64_t start_ns = 0;  // when an Observer watches (core/observer.h)
-  // The operation's seq as users see it (a p2p tag's seq without kP2pSeqBase).
-  std::uint64_t seq() const { return p2p ? tag.seq - kP2pSeqBase : args.seq; }
+  // The operation's seq as users see it (a p2p tag's seq without op::kP2pSeqBase).
+  std::uint64_t seq() const { return p2p ? tag.seq - op::kP2pSeqBase : args.seq; }
 };
 
 // A point-to-point transfer's failure `s` from the transport, naming the peer and the seq
-// users see (the transport's own seq, if any, is the wire seq with kP2pSeqBase).
+// users see (the transport's own seq, if any, is the wire seq with op::kP2pSeqBase).
 inline Status p2p_failure(const Status& s, const IssuedOp& o) {
   return Status(s.code(), s.message(), s.peer() >= 0 ? s.peer() : o.peer,
                 static_cast<std::int64_t>(o.seq()));

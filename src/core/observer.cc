@@ -11,10 +11,10 @@ namespace chorus::core {
 namespace {
 
 // The nccl-tests size: the whole buffer for collectives that split it in blocks per rank.
-bool whole_buffer(algo::CollKind k) {
-  return k == algo::CollKind::kAllGather || k == algo::CollKind::kReduceScatter ||
-         k == algo::CollKind::kAllToAll || k == algo::CollKind::kGather ||
-         k == algo::CollKind::kScatter;
+bool whole_buffer(op::CollKind k) {
+  return k == op::CollKind::kAllGather || k == op::CollKind::kReduceScatter ||
+         k == op::CollKind::kAllToAll || k == op::CollKind::kGather ||
+         k == op::CollKind::kScatter;
 }
 
 }  // namespace
@@ -49,11 +49,11 @@ OpEvent Observer::event_of(const IssuedOp& op) const {
     e.algo = "p2p";
     return e;
   }
-  const algo::CollKind k = op.kind;
+  const op::CollKind k = op.kind;
   e.algo = op.choice.name;
-  if (k != algo::CollKind::kBarrier) e.dtype = chorus::to_string(op.args.dtype);
-  if (algo::takes_reduce_op(k)) e.redop = chorus::to_string(op.args.op);
-  if (algo::takes_root(k)) e.root = op.args.root;
+  if (k != op::CollKind::kBarrier) e.dtype = chorus::to_string(op.args.dtype);
+  if (op::takes_reduce_op(k)) e.redop = chorus::to_string(op.args.op);
+  if (op::takes_root(k)) e.root = op.args.root;
   e.count = op.args.count;
   e.bytes = op.args.count * dtype_size(op.args.dtype) *
             (whole_buffer(k) ? static_cast<std::size_t>(settings_.size) : 1);

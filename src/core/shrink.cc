@@ -1,4 +1,4 @@
-// CommImpl::shrink(): the surviving ranks agree, through the store only (the data path
+// Membership::shrink(): the surviving ranks agree, through the store only (the data path
 // may be broken), on who is alive, and build a new communicator of them.
 //
 // Keys, under this communicator's store prefix "chorus/comm<k>/shrink<n>/" (n = this
@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/comm_impl.h"
+#include "core/membership.h"
 #include "diag/log.h"
 #include "util/strings.h"
 
@@ -76,32 +77,34 @@ Result<std::vector<int>> parse_members(const std::string& text, int size) {
 
 }  // namespace
 
-Result<std::unique_ptr<CommImpl>> CommImpl::shrink() {
+Result<std::unique_ptr<Comm>> Membership::shrink() {
+  const int rank = comm_.rank(), size = comm_.size();
+  const std::uint32_t comm_id = comm_.comm_id();
   const unsigned attempt = shrink_attempts_++;
   const std::string prefix = str_printf("shrink%u", attempt);
   const std::string what =
-      str_printf("rank %d: shrink of comm %u (attempt %u)", rank_, comm_id_, attempt);
+      str_printf("rank %d: shrink of comm %u (attempt %u)", rank, comm_id, attempt);
   // Whatever happens below, the old communicator is finished: nothing may wait on it.
   struct AbortOld {
-    CommImpl* c;
+    CommImpl& c;
     ~AbortOld() {
-      if (c->first_failure().is_ok()) c->abort();
+      if (c.failure().first_failure().is_ok()) c.abort();
     }
-  } abort_old{this};
+  } abort_old{comm_};
 
-  bootstrap::PrefixStore st(comm_store_, prefix);
+  bootstrap::PrefixStore st(comm_.comm_store(), prefix);
   const Deadline window = Deadline::after(cfg_.connect_timeout);
-  const Status failure = first_failure();
+  const Status failure = comm_.failure().first_failure();
   const int lost = failure.code() == ErrorCode::kPeerLost ? failure.peer() : -1;
-  if (lost >= 0 && lost < size_ && lost != rank_)
+  if (lost >= 0 && lost < size && lost != rank)
     CHORUS_RETURN_IF_ERROR(st.set(str_printf("lost/%d", lost), kOne).with_context(what));
-  CHORUS_RETURN_IF_ERROR(st.set(str_printf("alive/%d", rank_), kOne).with_context(what));
+  CHORUS_RETURN_IF_ERROR(st.set(str_printf("alive/%d", rank), kOne).with_context(what));
   auto leader = st.add("leader", 1);
   if (!leader.has_value()) return leader.status().with_context(what);
 
   std::vector<int> members;
   if (*leader == 1) {
-    auto decided = decide(st, size_, window);
+    auto decided = decide(st, size, window);
     if (!decided.has_value()) return decided.status().with_context(what);
     members = std::move(*decided);
     const std::string text = join(members);
@@ -116,18 +119,18 @@ Result<std::unique_ptr<CommImpl>> CommImpl::shrink() {
                         std::to_string((cfg_.connect_timeout + kMemberListGrace).count()) +
                         " ms (did it die during shrink?)");
     }
-    auto parsed = parse_members(std::string(raw->begin(), raw->end()), size_);
+    auto parsed = parse_members(std::string(raw->begin(), raw->end()), size);
     if (!parsed.has_value()) return parsed.status().with_context(what);
     members = std::move(*parsed);
   }
-  const auto me = std::find(members.begin(), members.end(), rank_);
+  const auto me = std::find(members.begin(), members.end(), rank);
   if (me == members.end())
     return Status(ErrorCode::kPeerLost,
                   what + ": this rank is not a member of the new communicator (members: old "
                          "ranks " + join(members) + "; it called shrink() after they decided)");
   const int new_rank = static_cast<int>(me - members.begin());
   CHORUS_LOG(WARN, Init, "comm %u: shrink: old rank %d of %d -> rank %d of %d (old ranks %s)",
-             comm_id_, rank_, size_, new_rank, static_cast<int>(members.size()),
+             comm_id, rank, size, new_rank, static_cast<int>(members.size()),
              join(members).c_str());
 
   auto comm = derive(new_rank, static_cast<int>(members.size()), prefix);

@@ -1,9 +1,10 @@
-// After a timeout, which ranks stopped making progress: the ranks that did not answer the
-// liveness question (their hang-report line) through the store. Every error of the
-// communicator names them, whichever peer its own wait happened to be on.
+// FailureState after a timeout: which ranks stopped making progress, the ranks that did
+// not answer the liveness question (their hang-report line) through the store. Every
+// error of the communicator names them, whichever peer its own wait happened to be on.
 #include <algorithm>
 
-#include "core/comm_impl.h"
+#include "core/comm_diag.h"
+#include "core/failure_state.h"
 #include "util/strings.h"
 
 namespace chorus::core {
@@ -21,7 +22,8 @@ std::string who(const diag::RankLine& l) {
 
 }  // namespace
 
-void CommImpl::settle_liveness(const std::vector<diag::RankLine>& lines) {
+void FailureState::settle_liveness(const std::vector<diag::RankLine>& lines,
+                                   const std::function<std::int64_t(int)>& progress) {
   std::vector<int> answered;
   std::vector<const diag::RankLine*> silent;
   for (const diag::RankLine& l : lines) {
@@ -38,7 +40,7 @@ void CommImpl::settle_liveness(const std::vector<diag::RankLine>& lines) {
     if (culprit < 0) {
       std::int64_t least = 0;
       for (const diag::RankLine* l : silent) {
-        const std::int64_t p = transport_->peer_progress(l->rank);
+        const std::int64_t p = progress(l->rank);
         if (culprit < 0 || p < least) {
           culprit = l->rank;
           least = p;
@@ -55,14 +57,14 @@ void CommImpl::settle_liveness(const std::vector<diag::RankLine>& lines) {
                       answered.size() == 1 ? "rank" : "ranks",
                       diag::rank_ranges(answered).c_str());
     if (silent.size() == 1) {
-      const std::int64_t done = transport_->peer_progress(culprit);
+      const std::int64_t done = progress(culprit);
       text += done < 0 ? "; no operation it completed is known"
                        : str_printf("; the last operation it was known to have completed was seq %lld",
                                     static_cast<long long>(done));
     }
     text += ")";
   }
-  std::lock_guard<std::mutex> g(fail_mu_);
+  std::lock_guard<std::mutex> g(mu_);
   stalled_text_ = text;
   stalled_rank_ = culprit;
   if (!text.empty() && failed_.code() == ErrorCode::kTimeout) failed_ = with_stalled_locked(failed_);
@@ -70,24 +72,24 @@ void CommImpl::settle_liveness(const std::vector<diag::RankLine>& lines) {
   liveness_cv_.notify_all();
 }
 
-Status CommImpl::with_stalled_locked(const Status& s) const {
+Status FailureState::with_stalled_locked(const Status& s) const {
   if (stalled_text_.empty() || s.message().find(" (stalled: ") != std::string::npos) return s;
   return Status(s.code(), s.message() + stalled_text_, stalled_rank_, s.seq());
 }
 
-void CommImpl::wait_liveness_locked(std::unique_lock<std::mutex>& lk) const {
+void FailureState::wait_liveness_locked(std::unique_lock<std::mutex>& lk) const {
   liveness_cv_.wait_for(lk, kHangReportBudget + kLivenessSlack,
                         [&] { return !liveness_pending_; });
 }
 
-Status CommImpl::name_stalled(const Status& s) const {
-  std::unique_lock<std::mutex> lk(fail_mu_);
+Status FailureState::name_stalled(const Status& s) const {
+  std::unique_lock<std::mutex> lk(mu_);
   wait_liveness_locked(lk);
   return with_stalled_locked(s);
 }
 
-Status CommImpl::settled_failure() const {
-  std::unique_lock<std::mutex> lk(fail_mu_);
+Status FailureState::settled_failure() const {
+  std::unique_lock<std::mutex> lk(mu_);
   if (liveness_pending_) wait_liveness_locked(lk);
   return failed_;
 }

@@ -1,9 +1,11 @@
 // Tests of operation signature packing and printing.
-#include "algo/signature.h"
+#include "op/signature.h"
 
 #include <gtest/gtest.h>
 
-namespace chorus::algo {
+#include "transport/transport.h"
+
+namespace chorus::op {
 namespace {
 
 TEST(SignatureTest, DiffersWhenAnyFieldDiffers) {
@@ -57,4 +59,4 @@ TEST(SignatureTest, UnorderedBitIsNotPartOfTheSignature) {
 }
 
 }  // namespace
-}  // namespace chorus::algo
+}  // namespace chorus::op

@@ -1,9 +1,10 @@
 // Packing and printing of operation signatures.
-#include "algo/signature.h"
+#include "op/signature.h"
 
+#include "transport/transport.h"
 #include "util/strings.h"
 
-namespace chorus::algo {
+namespace chorus::op {
 
 namespace {
 constexpr int kKindBits = 5, kDtypeBits = 4, kOpBits = 3, kRootBits = 16;
@@ -13,6 +14,9 @@ constexpr int kRootShift = kOpShift + kOpBits;
 constexpr int kCountShift = kRootShift + kRootBits;
 constexpr int kCountBits = 62 - kCountShift;  // bits 62, 63: kSigPerPeer, kSigUnordered
 constexpr std::uint64_t mask(int bits) { return (std::uint64_t{1} << bits) - 1; }
+constexpr std::uint64_t kFlagBits = transport::kSigPerPeer | transport::kSigUnordered;
+static_assert(((mask(kCountBits) << kCountShift) & kFlagBits) == 0,
+              "the signature's fields stay clear of the transport's flag bits");
 
 const char* dtype_name(unsigned v) {
   static const char* kNames[] = {"int8",    "uint8",    "int32",   "uint32",  "int64",
@@ -35,9 +39,15 @@ std::uint64_t make_signature(CollKind kind, DataType dtype, std::size_t count, R
   return sig;
 }
 
+std::uint64_t p2p_signature(std::size_t bytes) {
+  return make_signature(CollKind::kSend, DataType::kUint8, bytes, ReduceOp::kSum, false, 0,
+                        false) |
+         transport::kSigPerPeer;  // p2p seqs count per peer pair
+}
+
 std::string describe_signature(std::uint64_t sig) {
   // How the sender ran it and how its seqs count, not what it is.
-  sig &= ~(transport::kSigUnordered | transport::kSigPerPeer);
+  sig &= ~kFlagBits;
   if (sig == 0) return "(no signature)";
   const unsigned kind = static_cast<unsigned>(sig & mask(kKindBits)) - 1;
   const unsigned dtype = static_cast<unsigned>((sig >> kDtypeShift) & mask(kDtypeBits));
@@ -55,4 +65,4 @@ std::string describe_signature(std::uint64_t sig) {
   return out + ")";
 }
 
-}  // namespace chorus::algo
+}  // namespace chorus::op
