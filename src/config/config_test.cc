@@ -1,6 +1,7 @@
 // Tests of the parameter table: parsing, validation, Options over the environment, and
 // docs/CONFIG.md matching the table row for row.
 #include "config/config.h"
+#include "config/defaults.h"
 
 #include <gtest/gtest.h>
 
@@ -144,6 +145,26 @@ TEST(ConfigTest, SetOptionParsesTheVariablesText) {
   EXPECT_EQ(parse_option(o, "no_such_field", "1").code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(parse_option(o, "debug", "INFO").code(), ErrorCode::kInvalidArgument)
       << "process-wide settings are not Options";
+}
+
+// config::defaults (for the rooms' option structs) are the table's defaults.
+TEST(ConfigTest, CompileTimeDefaultsMatchTheLoadedOnes) {
+  auto c = load(MapEnvironment());
+  ASSERT_TRUE(c.has_value());
+#define CHORUS_PARAM(field, NAME, type, scope, def, unit, doc) CHORUS_CHECK_##type(field)
+#define CHORUS_CHECK_kBytes(field) EXPECT_EQ(*c->field, defaults::field) << #field;
+#define CHORUS_CHECK_kInt(field) EXPECT_EQ(c->field.value_or(0), defaults::field) << #field;
+#define CHORUS_CHECK_kBool(field) EXPECT_EQ(c->field, defaults::field) << #field;
+#define CHORUS_CHECK_kSeconds(field)
+#define CHORUS_CHECK_kString(field)
+#define CHORUS_CHECK_kTransport(field)
+#define CHORUS_CHECK_kHangReport(field)
+#define CHORUS_CHECK_kRecorderFormat(field)
+#define CHORUS_CHECK_kLogLevel(field)
+#define CHORUS_CHECK_kLogSubsys(field)
+#define CHORUS_CHECK_kKernelIsa(field)
+#include "config/params.def"
+#undef CHORUS_PARAM
 }
 
 // Each row of docs/CONFIG.md's table is the table's row: name, type, default, Options
