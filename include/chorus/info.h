@@ -12,7 +12,7 @@ CHORUS_EXPORT const char* version() noexcept;
 // One configuration parameter (a CHORUS_* environment variable).
 struct ParamInfo {
   std::string name;           // e.g. "CHORUS_TIMEOUT"
-  std::string type;           // "int", "bytes", "string", "bool"
+  std::string type;           // "int", "bytes", "string", "bool", "enum", "list"
   std::string default_value;  // as written in the table
   std::string unit;           // e.g. "s", "bytes", or ""
   std::string doc;            // one line

@@ -17,13 +17,28 @@ namespace {
 
 using std::chrono::milliseconds;
 
-Options make_options(py::handle timeout, py::handle connect_timeout, py::handle algo) {
+// Keyword arguments -> Options: each keyword is an Options field (chorus/options.h);
+// None leaves it to the CHORUS_* variable. Timeouts in seconds or datetime.timedelta; the
+// others as str (written as the variable would be: "1M", "tcp", "json"), int or bool.
+Options make_options(const py::kwargs& kwargs) {
   Options o;
-  o.timeout = to_millis(timeout, "timeout", milliseconds(0));
-  o.connect_timeout = to_millis(connect_timeout, "connect_timeout", milliseconds(0));
-  if (!algo.is_none()) {
-    if (!py::isinstance<py::str>(algo)) throw_invalid("algo must be a string like CHORUS_ALGO");
-    o.algo = algo.cast<std::string>();
+  for (const auto& item : kwargs) {
+    const std::string key = py::str(item.first);
+    const py::handle value = item.second;
+    if (value.is_none()) continue;
+    if (key == "timeout" || key == "connect_timeout") {
+      (key == "timeout" ? o.timeout : o.connect_timeout) =
+          to_millis(value, key.c_str(), milliseconds(0));
+      continue;
+    }
+    std::string text;
+    if (py::isinstance<py::bool_>(value)) text = value.cast<bool>() ? "1" : "0";
+    else if (py::isinstance<py::int_>(value)) text = std::to_string(value.cast<long long>());
+    else if (py::isinstance<py::str>(value)) text = value.cast<std::string>();
+    else
+      throw_invalid(key + " must be a str, int or bool, got " +
+                    std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+    set_option(o, key, text);  // InvalidArgumentError for an unknown field or a bad value
   }
   return o;
 }
@@ -57,32 +72,30 @@ void bind_communicator(py::module_& m) {
       m, "Communicator", "A group of ranks that run collectives together (chorus::Communicator).");
   cls.def_static(
          "init_from_env",
-         [](py::object timeout, py::object connect_timeout, py::object algo) {
-           const Options o = make_options(timeout, connect_timeout, algo);
+         [](const py::kwargs& kwargs) {
+           const Options o = make_options(kwargs);
            return wrap([&] {
              py::gil_scoped_release release;
              return Communicator::init_from_env(o);
            }());
          },
-         py::kw_only(), py::arg("timeout") = py::none(), py::arg("connect_timeout") = py::none(),
-         py::arg("algo") = py::none(),
          "Builds a communicator from the launcher's environment (chorus-run, torchrun, "
-         "mpirun, srun). Timeouts in seconds (or datetime.timedelta); None = CHORUS_* "
-         "variables.")
+         "mpirun, srun). Keyword arguments are chorus::Options fields (timeout, "
+         "connect_timeout, algo, transport, chunk_bytes, ..., docs/CONFIG.md); timeouts in "
+         "seconds (or datetime.timedelta), the others as the CHORUS_* variable's text, int "
+         "or bool; None = the CHORUS_* variable.")
       .def_static(
           "init",
-          [](int rank, int size, std::shared_ptr<Store> store, py::object timeout,
-             py::object connect_timeout, py::object algo) {
-            const Options o = make_options(timeout, connect_timeout, algo);
+          [](int rank, int size, std::shared_ptr<Store> store, const py::kwargs& kwargs) {
+            const Options o = make_options(kwargs);
             return wrap([&] {
               py::gil_scoped_release release;
               return Communicator::init(rank, size, std::move(store), o);
             }());
           },
-          py::arg("rank"), py::arg("size"), py::arg("store"), py::kw_only(),
-          py::arg("timeout") = py::none(), py::arg("connect_timeout") = py::none(),
-          py::arg("algo") = py::none(),
-          "Builds a communicator of `size` ranks through an explicit store.")
+          py::arg("rank"), py::arg("size"), py::arg("store"),
+          "Builds a communicator of `size` ranks through an explicit store (keyword "
+          "arguments as for init_from_env).")
       .def_property_readonly("rank", [](PyComm& c) { return c.get().rank(); })
       .def_property_readonly("size", [](PyComm& c) { return c.get().size(); })
       .def_property_readonly("transport_name",

@@ -1,57 +1,42 @@
-// Merges public Options with the parameter table into a CommConfig.
+// Resolves a communicator's settings: public Options over the CHORUS_* parameter table.
 #include "core/comm_config.h"
 
-#include <mutex>
-
-#include "diag/log.h"
-#include "kernels/isa.h"
+#include "algo/selector.h"
+#include "core/process_settings.h"
 
 namespace chorus::core {
 
-CommConfig resolve_config(const Options& options, const config::Config& cfg) {
-  static std::once_flag log_once;
-  std::call_once(log_once, [&] {
-    diag::log_configure(cfg.debug, cfg.debug_subsys, cfg.debug_file);
-    for (const auto& p : config::params()) {
-      auto v = config::Environment::process().get(p.name);
-      if (v) CHORUS_LOG(INFO, Env, "%s set by environment to '%s'", p.name, v->c_str());
-    }
-    // load() accepted only known names, so parse_isa() succeeds; the CPU may lower the level.
-    const kernels::Isa isa = kernels::set_isa(
-        kernels::parse_isa(cfg.kernel_isa).value_or(kernels::best_isa()));
-    CHORUS_LOG(INFO, Env, "reduction kernels: %s (CHORUS_KERNEL_ISA=%s)", kernels::isa_name(isa),
-               cfg.kernel_isa.c_str());
-  });
-
+Result<CommConfig> resolve_config(const Options& options, const config::Config& env) {
+  CHORUS_ASSIGN_OR_RETURN(config::Config merged, config::with_options(env, options));
   CommConfig c;
-  c.timeout = options.timeout.count() > 0 ? options.timeout
-                                          : std::chrono::milliseconds(*cfg.timeout_s * 1000);
-  c.connect_timeout = options.connect_timeout.count() > 0
-                          ? options.connect_timeout
-                          : std::chrono::milliseconds(*cfg.connect_timeout_s * 1000);
-  c.algo = options.algo.empty() ? cfg.algo : options.algo;
-  c.desync_check = cfg.desync_check;
-  c.chunk_bytes = *cfg.chunk_bytes;
-  c.small_bytes = *cfg.small_bytes;
-  c.eager_bytes = *cfg.eager_bytes;
-  c.socket_buffer_bytes = *cfg.socket_buffer_bytes;
-  c.socket_addr = cfg.socket_addr;
-  c.socket_ifname = cfg.socket_ifname;
-  c.spin_us = *cfg.spin_us;
-  c.buff_bytes = *cfg.buff_bytes;
-  c.single_copy = cfg.single_copy;
-  c.host_id = cfg.host_id;
-  c.transport = cfg.transport;
-  c.stats = options.stats;
-  c.cost_model = cfg.cost_model;
-  c.tuning_file = cfg.tuning_file;
-  c.tuning_table = cfg.tuning_table;
+#define CHORUS_PARAM(field, NAME, type, scope, def, unit, doc) CHORUS_RESOLVE_##scope(field)
+#define CHORUS_RESOLVE_kComm(field) c.field = value_of(merged.field);
+#define CHORUS_RESOLVE_kProcess(field)
+#define CHORUS_RESOLVE_kLaunch(field)
+  // Every kComm row has a default, so every optional number holds a value.
+  auto value_of = [](const auto& v) {
+    if constexpr (requires { v.has_value(); }) return *v;
+    else return v;
+  };
+#include "config/params.def"
+#undef CHORUS_RESOLVE_kLaunch
+#undef CHORUS_RESOLVE_kProcess
+#undef CHORUS_RESOLVE_kComm
+#undef CHORUS_PARAM
+  c.print_stats = env.stats && c.stats;
+  // The algorithm override and the cost-model list are the selector's language: checked
+  // here too, so a bad one fails like any other bad value (before any rendezvous).
+  algo::SelectorConfig sel;
+  sel.override_spec = c.algo;
+  sel.model_spec = c.cost_model;
+  CHORUS_RETURN_IF_ERROR(algo::Selector::create(sel).status());
   return c;
 }
 
 Result<CommConfig> resolve_process_config(const Options& options) {
-  CHORUS_ASSIGN_OR_RETURN(config::Config cfg, config::process_config());
-  return resolve_config(options, cfg);
+  CHORUS_ASSIGN_OR_RETURN(config::Config env, config::process_config());
+  apply_process_settings(env, config::Environment::process());
+  return resolve_config(options, env);
 }
 
 }  // namespace chorus::core

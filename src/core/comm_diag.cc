@@ -7,7 +7,6 @@
 #include <mutex>
 #include <thread>
 
-#include "config/config.h"
 #include "diag/log.h"
 #include "util/strings.h"
 
@@ -61,26 +60,13 @@ HangExchange publish_and_gather(bootstrap::Store& store, std::uint32_t comm,
 
 }  // namespace
 
-DiagSettings diag_settings() {
+DiagSettings diag_settings(const CommConfig& cfg) {
   DiagSettings d;
-  Result<config::Config> cfg = config::process_config();
-  if (!cfg) return d;
-  if (cfg->flight_recorder_size && *cfg->flight_recorder_size >= 0)
-    d.recorder_size = static_cast<std::size_t>(*cfg->flight_recorder_size);
-  d.sigusr1 = cfg->sigusr1;
-  d.timeline = cfg->timeline;
-  d.stats = cfg->stats;
-  const std::string& mode = cfg->hang_report;
-  if (mode == "none") d.hang_report = HangReportMode::kNone;
-  else if (mode == "all") d.hang_report = HangReportMode::kAll;
-  else if (mode != "rank0" && !mode.empty())
-    CHORUS_LOG(WARN, Env, "CHORUS_HANG_REPORT='%s' is not rank0, all or none; using rank0",
-               mode.c_str());
-  const std::string& format = cfg->flight_recorder_format;
-  d.json_dumps = format == "json";
-  if (format != "json" && format != "text" && !format.empty())
-    CHORUS_LOG(WARN, Env, "CHORUS_FLIGHT_RECORDER_FORMAT='%s' is not text or json; using text",
-               format.c_str());
+  d.recorder_size = static_cast<std::size_t>(cfg.flight_recorder_size);
+  d.hang_report = cfg.hang_report;
+  d.json_dumps = cfg.flight_recorder_format == RecorderFormat::kJson;
+  d.timeline = cfg.timeline;
+  d.stats = cfg.print_stats;
   return d;
 }
 

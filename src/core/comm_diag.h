@@ -1,5 +1,5 @@
-// A communicator's diagnostics plumbing: the diagnostic settings (CHORUS_FLIGHT_RECORDER_SIZE,
-// CHORUS_FLIGHT_RECORDER_FORMAT, CHORUS_HANG_REPORT, CHORUS_SIGUSR1, CHORUS_TIMELINE, CHORUS_STATS), the bounded
+// A communicator's diagnostics plumbing: the diagnostic settings (flight_recorder_size,
+// flight_recorder_format, hang_report, timeline, stats of its CommConfig), the bounded
 // hang-report exchange through the store, and where reports go (CHORUS_DEBUG_FILE or stderr).
 #pragma once
 #include <chrono>
@@ -9,24 +9,23 @@
 #include <vector>
 
 #include "bootstrap/store.h"
+#include "core/comm_config.h"
 #include "diag/hang_report.h"
 
 namespace chorus::core {
 
-enum class HangReportMode { kNone, kRank0, kAll };
+using HangReportMode = HangReport;
 
+// A communicator's diagnostic settings, taken from its CommConfig (already checked).
 struct DiagSettings {
-  std::size_t recorder_size = 64;
-  HangReportMode hang_report = HangReportMode::kRank0;
-  bool sigusr1 = true;
-  bool json_dumps = false;  // CHORUS_FLIGHT_RECORDER_FORMAT=json: automatic dumps in JSON
-  std::string timeline;     // CHORUS_TIMELINE file pattern ("" = off)
+  std::size_t recorder_size = 0;
+  HangReportMode hang_report = HangReportMode::kNone;
+  bool json_dumps = false;  // flight_recorder_format json: automatic dumps in JSON
+  std::string timeline;     // timeline file pattern ("" = off)
   bool stats = false;       // CHORUS_STATS=1: statistics, table printed at destruction
 };
 
-// From the process config (defaults when it cannot be loaded; an unknown
-// CHORUS_HANG_REPORT value means rank0, with a warning).
-DiagSettings diag_settings();
+DiagSettings diag_settings(const CommConfig& cfg);
 
 // The bound on publishing and gathering hang-report lines: the store may be gone.
 inline constexpr std::chrono::milliseconds kHangReportBudget{1000};

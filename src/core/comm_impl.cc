@@ -8,7 +8,6 @@
 #include <charconv>
 #include <random>
 
-#include "core/dump_signal.h"
 #include "core/factory.h"
 #include "core/live_comms.h"
 #include "core/membership.h"
@@ -155,7 +154,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   auto comm_store = std::make_shared<bootstrap::PrefixStore>(
       store, key_prefix + str_printf("chorus/comm%u", comm->comm_id_));
   comm->comm_store_ = comm_store;
-  comm->diag_ = diag_settings();
+  comm->diag_ = diag_settings(cfg);
   diag::log_adopt_rank(rank);  // "[rank r]" in log lines, %r in CHORUS_DEBUG_FILE
   comm->recorder_ = std::make_unique<diag::FlightRecorder>(comm->diag_.recorder_size,
                                                            comm->comm_id_, rank, size);
@@ -212,9 +211,8 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   }
   CHORUS_RETURN_IF_ERROR(comm->start_observing());
   live_comms_add(comm.get());
-  if (comm->diag_.sigusr1) install_dump_signal();
   CHORUS_LOG(INFO, Init, "comm %u: rank %d of %d ready (transport %s)", comm->comm_id_, rank, size,
-             cfg.transport.c_str());
+             config::name_of(cfg.transport));
   return comm;
 }
 

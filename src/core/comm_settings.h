@@ -1,34 +1,30 @@
-// CommConfig: a communicator's resolved settings (core/comm_config.h makes them from
-// Options and the CHORUS_* table); every part of a communicator reads them.
+// CommConfig: a communicator's resolved settings, the per-communicator (kComm) rows of the
+// parameter table (config/params.def), each from its Options field when set, else from the
+// environment, else the table's default (core/comm_config.h resolves them). No default is
+// written here: every value comes from the table. Every part of a communicator reads them.
 #pragma once
 #include <chrono>
-#include <cstddef>
-#include <cstdint>
 #include <string>
+
+#include "config/config.h"
 
 namespace chorus::core {
 
-// Resolved per-communicator settings (options merged over CHORUS_* config).
 struct CommConfig {
-  std::chrono::milliseconds timeout{300000};
-  std::chrono::milliseconds connect_timeout{60000};
-  std::string algo;              // CHORUS_ALGO syntax
-  std::size_t chunk_bytes = 1 << 20;
-  std::size_t small_bytes = 64 << 10;
-  std::size_t eager_bytes = 64 << 10;
-  std::size_t socket_buffer_bytes = 4 << 20;
-  std::string socket_addr;       // "" = derive from the store connection
-  std::string socket_ifname;     // interface to bind when socket_addr is empty
-  std::int64_t spin_us = 50;     // TCP busy-wait budget
-  std::size_t buff_bytes = 1 << 20;  // bytes per shared-memory ring
-  bool single_copy = true;       // shm: process_vm_readv algorithms when every rank can
-  std::string host_id;           // overrides the host identity ("" = hostname + boot id)
-  std::string transport = "tcp";
-  bool desync_check = true;      // stamp operation signatures into message tags
-  bool stats = false;            // Options::stats: collect per-operation statistics
-  std::string cost_model = "auto";  // CHORUS_COST_MODEL
-  std::string tuning_file;       // CHORUS_TUNING_FILE, resolved ("none" = no file)
-  std::string tuning_table;      // CHORUS_TUNING_TABLE
+  // One field per kComm row of config/params.def, named as the row (and as its Options
+  // field): timeout, connect_timeout, algo, chunk_bytes, transport, hang_report, ...
+#define CHORUS_PARAM(field, NAME, type, scope, def, unit, doc) CHORUS_COMM_FIELD_##scope(type, field)
+#define CHORUS_COMM_FIELD_kComm(type, field) config::value_t<config::ParamType::type> field{};
+#define CHORUS_COMM_FIELD_kProcess(type, field)
+#define CHORUS_COMM_FIELD_kLaunch(type, field)
+#include "config/params.def"
+#undef CHORUS_COMM_FIELD_kLaunch
+#undef CHORUS_COMM_FIELD_kProcess
+#undef CHORUS_COMM_FIELD_kComm
+#undef CHORUS_PARAM
+  // Rank 0 prints every rank's statistics table at destruction: CHORUS_STATS=1 in the
+  // environment (Options::stats only collects).
+  bool print_stats = false;
 };
 
 }  // namespace chorus::core

@@ -95,11 +95,8 @@ Result<std::unique_ptr<transport::Transport>> create_shm(const TransportRequest&
 Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRequest& req,
                                                                const bootstrap::Store& store,
                                                                const Exchange& exchange) {
-  const std::string& kind = req.cfg.transport;
-  if (kind != "tcp" && kind != "shm" && kind != "auto")
-    return invalid_argument(str_printf(
-        "CHORUS_TRANSPORT='%s' is not a transport (known: auto, shm, tcp)", kind.c_str()));
-  if (kind == "tcp") return create_tcp(req, store, exchange);
+  const Transport kind = req.cfg.transport;  // checked by config
+  if (kind == Transport::kTcp) return create_tcp(req, store, exchange);
   const std::string me = host_identity(req.cfg);
   CHORUS_ASSIGN_OR_RETURN(auto hosts, exchange("host", me, req.rank, req.size));
   std::vector<int> local;  // the job ranks on this host, ascending
@@ -109,7 +106,7 @@ Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRe
   const int other = static_cast<int>(
       std::find_if(hosts.begin(), hosts.end(), [&](const std::string& h) { return h != me; }) -
       hosts.begin());
-  if (kind == "shm")
+  if (kind == Transport::kShm)
     return invalid_argument(str_printf(
         "CHORUS_TRANSPORT=shm needs every rank on one host, but rank %d is on '%s' and rank "
         "%d on '%s'", other, hosts[other].c_str(), req.rank, me.c_str()));

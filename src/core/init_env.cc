@@ -4,6 +4,7 @@
 #include "bootstrap/launch_env.h"
 #include "bootstrap/tcp_store.h"
 #include "core/comm_config.h"
+#include "core/process_settings.h"
 #include "diag/log.h"
 #include "util/strings.h"
 
@@ -12,7 +13,8 @@ namespace chorus::core {
 Result<std::unique_ptr<Comm>> init_from_env(const Options& options,
                                             const config::Environment& env) {
   CHORUS_ASSIGN_OR_RETURN(config::Config cfg, config::load(env));
-  CommConfig comm_cfg = resolve_config(options, cfg);
+  apply_process_settings(cfg, env);
+  CHORUS_ASSIGN_OR_RETURN(CommConfig comm_cfg, resolve_config(options, cfg));
   CHORUS_ASSIGN_OR_RETURN(bootstrap::LaunchInfo info, bootstrap::read_launch_env(env));
   diag::log_set_rank(info.rank);
   CHORUS_LOG(INFO, Init, "launcher %s: rank %d of %d, store %s:%d%s", info.launcher.c_str(),

@@ -79,28 +79,9 @@ FILE* sink_locked() {
 
 }  // namespace
 
-void log_configure(const std::string& level, const std::string& subsys, const std::string& file) {
-  std::string l;
-  for (char c : level) l += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (l == "NONE") g_log_level = 0;
-  else if (l == "WARN" || l.empty()) g_log_level = 1;
-  else if (l == "INFO") g_log_level = 2;
-  else if (l == "DEBUG") g_log_level = 3;
-  else if (l == "TRACE") g_log_level = 4;
-
-  unsigned mask = 0;
-  for (const auto& raw : str_split(subsys, ',')) {
-    std::string s(str_trim(raw));
-    for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (s == "ALL" || s.empty()) mask = ~0u;
-    else if (s == "INIT") mask |= 1;
-    else if (s == "BOOT") mask |= 2;
-    else if (s == "NET") mask |= 4;
-    else if (s == "ALGO") mask |= 8;
-    else if (s == "COLL") mask |= 16;
-    else if (s == "ENV") mask |= 32;
-  }
-  g_log_subsys = mask ? mask : ~0u;
+void log_configure(LogLevel level, unsigned subsys_mask, const std::string& file) {
+  g_log_level = static_cast<int>(level);
+  g_log_subsys = subsys_mask ? subsys_mask : config::kAllSubsys;
 
   std::lock_guard<std::mutex> lock(g_mu);
   if (!file.empty() && g_sink == nullptr) g_pattern = file;

@@ -4,9 +4,12 @@
 #include <atomic>
 #include <string>
 
+#include "config/values.h"
+
 namespace chorus::diag {
 
-enum class LogLevel : int { kNone = 0, kWarn = 1, kInfo = 2, kDebug = 3, kTrace = 4 };
+// The levels and subsystems are the parameter table's (CHORUS_DEBUG, CHORUS_DEBUG_SUBSYS).
+using LogLevel = config::LogLevel;
 // Spellings used by CHORUS_LOG(WARN, ...): the macro pastes the level name here.
 namespace log_levels {
 inline constexpr LogLevel NONE = LogLevel::kNone;
@@ -15,11 +18,12 @@ inline constexpr LogLevel INFO = LogLevel::kInfo;
 inline constexpr LogLevel DEBUG = LogLevel::kDebug;
 inline constexpr LogLevel TRACE = LogLevel::kTrace;
 }  // namespace log_levels
-enum class Subsys : unsigned { kInit = 1, kBoot = 2, kNet = 4, kAlgo = 8, kColl = 16, kEnv = 32 };
+using Subsys = config::LogSubsys;
 
-// Configures level, subsystems and sink from the given CHORUS_DEBUG* values.
-// Unknown names are ignored with a warning. Safe to call more than once.
-void log_configure(const std::string& level, const std::string& subsys, const std::string& file);
+// Sets the level, the subsystems (a mask of Subsys bits) and the sink's file pattern
+// ("" = stderr; a sink already open stays). Pushed in by core at the first init; safe to
+// call more than once.
+void log_configure(LogLevel level, unsigned subsys_mask, const std::string& file);
 // Sets the "[rank r]" part of the prefix and of the %r in CHORUS_DEBUG_FILE (-1 = none).
 void log_set_rank(int rank);
 // log_set_rank(rank) unless a rank is set already (the first communicator's rank wins).

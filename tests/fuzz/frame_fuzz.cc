@@ -162,7 +162,8 @@ void fuzz_engine(const std::uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const char* level = std::getenv("CHORUS_FUZZ_LOG");  // e.g. TRACE when reproducing a crash
-  diag::log_configure(level != nullptr ? level : "NONE", "ALL", "");
+  const auto parsed = config::parse_enum<config::LogLevel>(level != nullptr ? level : "NONE");
+  diag::log_configure(parsed.value_or(config::LogLevel::kNone), config::kAllSubsys, "");
   return 0;
 }
 

@@ -26,12 +26,18 @@ def test_store_api(store):
     expect_error(chorus.InvalidArgumentError, lambda: store.set("x", 12), "value")
 
 
-def run_ranks(size, make_store):
+def run_ranks(size, make_store, transport=None):
     results, errors = [None] * size, []
 
     def rank_main(rank):
         try:
-            comm = chorus.Communicator.init(rank, size, make_store(), timeout=30)
+            # Options fields as keywords: a timeout in seconds, the rest as their variable's
+            # text, int or bool.
+            comm = chorus.Communicator.init(rank, size, make_store(), timeout=30,
+                                            transport=transport, chunk_bytes="256K",
+                                            desync_check=True, flight_recorder_size=8)
+            if transport is not None:
+                check(comm.transport_name == transport, f"transport {comm.transport_name}")
             x = np.full(8, rank + 1, dtype=np.int64)
             comm.all_reduce(x)
             results[rank] = (comm.rank, comm.size, x.copy())
@@ -59,8 +65,18 @@ def main():
         test_store_api(chorus.open_file_store(d))
     with tempfile.TemporaryDirectory() as d:
         run_ranks(2, lambda: chorus.open_file_store(d))
+    with tempfile.TemporaryDirectory() as d:
+        run_ranks(2, lambda: chorus.open_file_store(d), transport="tcp")
     expect_error(chorus.InvalidArgumentError, lambda: chorus.Communicator.init(2, 2, None),
                  "store")
+    with tempfile.TemporaryDirectory() as d:
+        store = chorus.open_file_store(d)
+        expect_error(chorus.InvalidArgumentError,
+                     lambda: chorus.Communicator.init(0, 1, store, transport="pigeon"),
+                     "Options::transport")
+        expect_error(chorus.InvalidArgumentError,
+                     lambda: chorus.Communicator.init(0, 1, store, no_such_option=1),
+                     "no_such_option")
     print("store test passed")
 
 

@@ -53,8 +53,8 @@ std::vector<RowResult> run_all(chorus::Communicator& comm, const BenchConfig& cf
 
 int bench(const BenchConfig& cfg) {
   chorus::Options options;
-  options.algo = cfg.algo;
-  options.stats = cfg.stats;
+  if (!cfg.algo.empty()) options.algo = cfg.algo;  // else CHORUS_ALGO
+  if (cfg.stats) options.stats = true;              // else CHORUS_STATS
   chorus::Communicator comm = chorus::Communicator::init_from_env(options);
   bool print = comm.rank() == 0;
   if (cfg.root >= comm.size()) {

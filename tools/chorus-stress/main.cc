@@ -61,8 +61,8 @@ bool inject(const StressConfig& cfg, int rank, std::int64_t step, bool* exit_now
 
 int stress(const StressConfig& cfg) {
   chorus::Options options;
-  options.timeout = cfg.timeout;
-  options.stats = cfg.stats;
+  if (cfg.timeout.count() > 0) options.timeout = cfg.timeout;  // else CHORUS_TIMEOUT
+  if (cfg.stats) options.stats = true;                           // else CHORUS_STATS
   chorus::Communicator world = chorus::Communicator::init_from_env(options);
   const int rank = world.rank();
   const bool print = rank == 0;

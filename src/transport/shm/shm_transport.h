@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/defaults.h"
 #include "transport/transport.h"
 
 namespace chorus::shm {
@@ -15,13 +16,13 @@ struct ShmOptions {
   int rank = 0;
   int size = 1;
   std::uint64_t job_token = 0;        // names the segment; openers check it
-  std::size_t ring_bytes = 1 << 20;   // bytes per (src, dst) ring (CHORUS_BUFFSIZE)
+  std::size_t ring_bytes = config::defaults::buff_bytes;  // per (src, dst) ring (CHORUS_BUFFSIZE)
   std::size_t copy_out_bytes = 64 << 10;  // unexpected messages up to this size are copied out
   // Shared window per rank (transport::SharedWindows); 0 = none. A multiple of 4096.
   std::size_t window_bytes = 4 << 20;
   // Offer single-copy reads of peers' memory (SharedWindows::read_peer) when every rank
   // can do them (CHORUS_SINGLE_COPY); agreed at set-up, so all ranks see the same answer.
-  bool single_copy = true;
+  bool single_copy = config::defaults::single_copy;
   // The rank numbers messages and statuses use (rank_names[i] for member i; empty = i):
   // a transport among the ranks of one host inside a larger job speaks of job ranks.
   std::vector<int> rank_names;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/defaults.h"
 #include "transport/transport.h"
 
 namespace chorus::tcp {
@@ -22,9 +23,10 @@ struct TcpOptions {
   // When set and no interface is named, advertised instead of listen_host (used when
   // listen_host is a wildcard such as 0.0.0.0, which peers cannot connect to).
   std::string advertise_host;
-  std::size_t eager_bytes = 64 << 10;     // larger messages wait for the receiver (rendezvous)
-  std::size_t socket_buffer_bytes = 4 << 20;  // 0 = kernel default
-  std::int64_t spin_us = 50;  // busy-wait budget before blocking in poll (spin_policy.h)
+  // The rest default to the parameter table's values (core sets them from CommConfig).
+  std::size_t eager_bytes = config::defaults::eager_bytes;  // larger: wait for the receiver
+  std::size_t socket_buffer_bytes = config::defaults::socket_buffer_bytes;  // 0 = kernel's
+  std::int64_t spin_us = config::defaults::spin_us;  // busy-wait before poll (spin_policy.h)
   Deadline connect_deadline;
   transport::SignatureFormatter describe_sig = nullptr;  // for kDesync messages
 };
