@@ -35,7 +35,8 @@ struct Capabilities {
 Capabilities capabilities_of(transport::Transport& t);
 
 struct SelectorConfig {
-  std::size_t small_bytes = 64 << 10;  // all_reduce <= this: latency algorithms
+  // all_reduce <= this: latency algorithms (the table's CHORUS_SMALL_MSG_SIZE by default)
+  std::size_t small_bytes = CollArgs{}.small_bytes;
   // CHORUS_ALGO syntax: "ring", "all_reduce:rhd,broadcast:tree", with optional size ranges
   // "all_reduce:shm@0-64K,single_copy@64K-" (docs/ALGORITHMS.md, "Overriding").
   std::string override_spec;
@@ -48,7 +49,7 @@ struct SelectorConfig {
   // CHORUS_COST_MODEL: which collectives the model chooses for on one host with shared
   // windows: "auto" (those where a sweep showed it at least as good as the rules,
   // docs/ALGORITHMS.md), "all", "none", or a comma-separated list of collectives.
-  std::string model_spec = "auto";
+  std::string model_spec{};  // "" = auto, the table's default
   // The tuning table (chorus-tune --write, CHORUS_TUNING_TABLE): ahead of the model.
   struct TableRow {
     std::string kind;  // collective name, e.g. "all_reduce"

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "chorus/types.h"
+#include "config/defaults.h"
 #include "transport/transport.h"
 #include "util/deadline.h"
 
@@ -34,10 +35,10 @@ struct CollArgs {
   // another operation is still seen (its signature differs, or its later seq overtakes).
   std::uint32_t step_base = 0;
   Deadline deadline;
-  std::size_t chunk_bytes = 1 << 20;  // pipelining unit
+  std::size_t chunk_bytes = config::defaults::chunk_bytes;  // pipelining unit (CHORUS_CHUNK_SIZE)
   // Messages up to this many bytes are latency-bound (CHORUS_SMALL_MSG_SIZE): algorithms
   // that run sub-steps pick latency-optimised ones for them.
-  std::size_t small_bytes = 64 << 10;
+  std::size_t small_bytes = config::defaults::small_bytes;
   transport::Tag tag(std::uint32_t step) const {
     return transport::Tag{comm, seq, step_base + step, sig};
   }

@@ -27,13 +27,12 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"transport/tcp", {"util", "config", "diag", "transport", "transport/engine", "net"}},
       {"transport/shm", {"util", "config", "diag", "transport", "transport/engine"}},
       {"transport/testing", {"util", "config", "diag", "transport"}},
-      {"op", {"util", "transport"}},
-      {"algo", {"util", "config", "diag", "transport", "kernels", "transport/testing", "op"}},
+      {"op", {"util", "config", "transport"}},
+      {"algo", {"util", "transport", "kernels", "transport/testing", "op"}},
       {"bootstrap", {"util", "config", "diag", "net"}},
       {"core", {"util", "config", "diag", "transport", "transport/tcp", "transport/shm", "algo",
                 "bootstrap", "kernels", "op"}},
-      {"api", {"util", "config", "diag", "transport", "algo", "bootstrap", "core", "kernels",
-               "op"}},
+      {"api", {"util", "config", "diag", "bootstrap", "core", "kernels", "op"}},
   };
   return table;
 }
