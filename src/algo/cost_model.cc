@@ -43,21 +43,79 @@ struct Ctx {
     if (p.cpus > 0 && n > p.cpus) return p.wake_us * double(n) / p.cpus + p.sync_us * n;
     return p.sync_us * n;
   }
-  // One message hand-off and bandwidth of the medium: TCP, or the shm byte rings (a copy
-  // in and a copy out per hop) when the transport has windows (one host).
-  double msg_sync() const {
-    if (!windows) return p.net_sync_us;
-    return over() > 1 ? p.wake_us + 2 * p.sync_us : 2 * p.sync_us;
-  }
-  double msg(double x) const {
-    return over() * x / (windows ? p.copy_bw_mem / 2 : p.net_bw);
-  }
   double chunks(double staged) const {
     return std::max(1.0, std::ceil(staged / std::max(64.0, p.window_half)));
   }
 };
 
 double log2_up(int n) { return n <= 1 ? 0 : std::ceil(std::log2(double(n))); }
+int pow2_floor(int n) {
+  int p = 1;
+  while (2 * p <= n) p *= 2;
+  return p;
+}
+
+// One step of a message algorithm (ring, rd, rhd, rh, tree, pairwise): `active` ranks each
+// move `bytes` (sent plus received: each end of a message copies it), `recvs` messages
+// arrive, `reducers` ranks each reduce `reduce` bytes (working set `ws`). `msg` > 0: the
+// algorithm is unchunked and sends messages of that size; 0: chunked (ring, tree), its
+// messages `piece` bytes, cut into chunks.
+struct Step {
+  double active = 0, recvs = 0, bytes = 0, reducers = 0, reduce = 0, ws = 0, msg = 0,
+         piece = 0;
+};
+
+// The time of message steps over TCP, or over the shm rings on one host (docs/ALGORITHMS.md,
+// "Message algorithms"): the longer of two bounds.
+// - The path: step after step, a hand-off (a TCP message, or a flag of the rings; plus a
+//   wake-up when the host runs more ranks than processors, where a waiting rank sleeps)
+//   and the busiest rank's copies and reduction; a chunked algorithm reduces one chunk
+//   while the next arrives when every rank has a core (all but one chunk's share of the
+//   shorter of the two is hidden), and keeps its chunks in cache; an
+//   unchunked one copies through TCP at the out-of-cache rate once its messages outgrow
+//   the cache.
+// - The work (the contention term): every message's hand-off, every rank's copies and
+//   reductions, shared by the processors; it exceeds the path only when the ranks
+//   outnumber them, and there it ranks algorithms by messages and bytes in all.
+class MsgTime {
+ public:
+  explicit MsgTime(const Ctx& c) : c_(c) {}
+  MsgTime& add(const Step& s, double times = 1) {
+    const CostParams& p = c_.p;
+    const bool asleep = p.cpus > 0 && c_.n > p.cpus;
+    const double hop = (c_.windows ? 2 * p.sync_us : p.net_sync_us) + (asleep ? p.wake_us : 0);
+    double bw = c_.windows ? p.copy_bw_mem : p.net_bw;
+    if (!c_.windows && s.msg > p.cache_bytes) bw *= p.copy_bw_mem / p.copy_bw_cache;
+    const double rbw = s.ws <= p.cache_bytes ? p.reduce_bw_cache : p.reduce_bw_mem;
+    const double m = s.bytes / bw, r = s.reducers > 0 ? s.reduce / rbw : 0;
+    const double chunks = std::max(1.0, std::ceil(s.piece / std::max(1.0, p.chunk_bytes)));
+    const double overlapped = std::max(m, r) + std::min(m, r) / chunks;
+    path_ += times * (hop + (s.msg == 0 && !asleep ? overlapped : m + r));
+    work_ += times * (s.recvs * hop + s.active * m + s.reducers * r);
+    return *this;
+  }
+  double us() const {
+    const double cores = c_.p.cpus > 0 ? std::min(c_.n, c_.p.cpus) : c_.n;
+    return std::max(path_, work_ / cores);
+  }
+
+ private:
+  const Ctx& c_;
+  double path_ = 0, work_ = 0;
+};
+
+// A binomial tree over n ranks, chunked: the reduction's levels (leaves first: every rank
+// takes part in the first, half of them in the next, ...) or the broadcast's (the reverse).
+// Each active rank moves the whole message once per level; a receiver of the reduction
+// reduces it.
+void tree_levels(MsgTime& t, int n, double s, bool reduce) {
+  const int levels = static_cast<int>(log2_up(n));
+  for (int l = 0; l < levels; ++l) {
+    const double active = std::min<double>(n, std::ldexp(1.0, reduce ? levels - l : l + 1));
+    const double recvs = std::floor(active / 2);
+    t.add(Step{active, recvs, s, reduce ? recvs : 0, s, s, 0, s});
+  }
+}
 
 double all_reduce(const Ctx& c, std::string_view a, double s) {
   const int n = c.n;
@@ -70,15 +128,29 @@ double all_reduce(const Ctx& c, std::string_view a, double s) {
   if (a == "single_copy")
     return 3 * c.barrier() + c.peer_read((n - 1) * share, (n - 1) * std::ceil(share / kScratch)) +
            (n - 1) * c.reduce(share, kScratch) + c.peer_read((n - 1) * share, n - 1);
+  MsgTime t(c);
   if (a == "ring")
-    return 2 * (n - 1) * (c.msg_sync() + c.msg(share)) + (n - 1) * c.reduce(share, share);
-  if (a == "rhd") {
-    const bool pow2 = (n & (n - 1)) == 0;
-    return (2 * log2_up(n) + (pow2 ? 0 : 2)) * c.msg_sync() + c.msg(2 * (n - 1) * share) +
-           (pow2 ? 0 : c.msg(2 * s)) + c.reduce((n - 1) * share, s);
+    return t.add(Step{double(n), double(n), 2 * share, double(n), share, share, 0, share}, n - 1)
+        .add(Step{double(n), double(n), 2 * share}, n - 1)
+        .us();
+  if (a == "tree") {
+    tree_levels(t, n, s, true);
+    tree_levels(t, n, s, false);
+    return t.us();
   }
-  if (a == "tree")
-    return 2 * log2_up(n) * (c.msg_sync() + c.msg(s)) + log2_up(n) * c.reduce(s, s);
+  if (a != "rd" && a != "rhd") return -1;
+  const int p2 = pow2_floor(n), extra = n - p2;
+  if (extra > 0) {  // ranks outside the power of two fold into a partner first, unfold last
+    t.add(Step{2.0 * extra, double(extra), s, double(extra), s, s, s});
+    t.add(Step{2.0 * extra, double(extra), s, 0, 0, 0, s});
+  }
+  if (a == "rd") return t.add(Step{double(p2), double(p2), 2 * s, double(p2), s, s, s}, log2_up(p2)).us();
+  if (a == "rhd") {  // halving exchanges of s/2, s/4, ..., then doubling back
+    for (double part = s / 2; part >= s / p2; part /= 2)
+      t.add(Step{double(p2), double(p2), 2 * part, double(p2), part, s, part})
+          .add(Step{double(p2), double(p2), 2 * part, 0, 0, 0, part});
+    return t.us();
+  }
   return -1;
 }
 
@@ -93,13 +165,20 @@ double rooted(const Ctx& c, CollKind k, std::string_view a, double s) {
       const double readers = c.p.cpus > 0 ? std::max(1.0, double(n - 1) / c.p.cpus) : 1.0;
       return 2 * c.barrier() + readers * (c.p.peer_read_us + s / c.p.peer_read_bw);
     }
-    if (a == "tree") return log2_up(n) * (c.msg_sync() + c.msg(s));
+    if (a == "tree") {
+      MsgTime t(c);
+      tree_levels(t, n, s, false);
+      return t.us();
+    }
     return -1;
   }
   if (a == "shm")
     return c.chunks(s) * c.barrier() + c.copy(s, s) + (n - 1) * c.reduce(s, n * s);
-  if (a == "tree")
-    return log2_up(n) * (c.msg_sync() + c.msg(s) + c.reduce(s, s));
+  if (a == "tree") {
+    MsgTime t(c);
+    tree_levels(t, n, s, true);
+    return t.us();
+  }
   return -1;
 }
 
@@ -110,7 +189,7 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   if (k == CollKind::kAllGather) {
     if (a == "shm") return c.chunks(s) * c.barrier() + c.copy(s, s) + c.copy((n - 1) * s, all);
     if (a == "single_copy") return 2 * c.barrier() + c.peer_read((n - 1) * s, n - 1);
-    if (a == "ring") return (n - 1) * (c.msg_sync() + c.msg(s));
+    if (a == "ring") return MsgTime(c).add(Step{double(n), double(n), 2 * s}, n - 1).us();
     return -1;
   }
   if (k == CollKind::kReduceScatter) {
@@ -118,12 +197,20 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     if (a == "single_copy")
       return 2 * c.barrier() + c.peer_read((n - 1) * s, (n - 1) * std::ceil(s / kScratch)) +
              (n - 1) * c.reduce(s, kScratch);
-    if (a == "ring") return (n - 1) * (c.msg_sync() + c.msg(s) + c.reduce(s, s));
+    if (a == "ring")
+      return MsgTime(c).add(Step{double(n), double(n), 2 * s, double(n), s, s, 0, s}, n - 1).us();
+    if (a == "rh") {  // a power of two of ranks: log2(n) exchanges of halving ranges
+      if ((n & (n - 1)) != 0) return -1;
+      MsgTime t(c);
+      for (double part = all / 2; part >= s; part /= 2)
+        t.add(Step{double(n), double(n), 2 * part, double(n), part, all, part});
+      return t.us();
+    }
     return -1;
   }
   if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + c.copy(all, all);
   if (a == "single_copy") return 2 * c.barrier() + c.peer_read((n - 1) * s, n - 1);
-  if (a == "pairwise") return (n - 1) * (c.msg_sync() + c.msg(s));
+  if (a == "pairwise") return MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
   return -1;
 }
 
@@ -145,7 +232,9 @@ double predict_us(const CostParams& p, CollKind kind, const char* algo, std::siz
     case CollKind::kReduceScatter:
     case CollKind::kAllToAll: t = blocks(c, kind, a, s); break;
     case CollKind::kBarrier:
-      t = a == "shm" ? c.barrier() : a == "dissemination" ? log2_up(nranks) * c.msg_sync() : -1;
+      t = a == "shm" ? c.barrier() : a == "dissemination"
+            ? MsgTime(c).add(Step{double(nranks), double(nranks)}, log2_up(nranks)).us()
+            : -1;
       break;
     default: break;
   }
@@ -158,10 +247,12 @@ std::string to_text(const CostParams& p) {
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;copy_bw_cache=%.9g;"
                 "copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;peer_read_bw=%.9g;"
-                "peer_read_us=%.9g;cache_bytes=%.9g;window_half=%.9g;cpus=%d;measured=%d",
+                "peer_read_us=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;measured=%d;"
+                "net_measured=%d",
                 p.sync_us, p.wake_us, p.net_sync_us, p.net_bw, p.copy_bw_cache, p.copy_bw_mem,
                 p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw, p.peer_read_us,
-                p.cache_bytes, p.window_half, p.cpus, p.measured ? 1 : 0);
+                p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
+                p.net_measured ? 1 : 0);
   return buf;
 }
 
@@ -169,10 +260,10 @@ bool from_text(const std::string& text, CostParams& out) {
   CostParams p;
   double* fields[] = {&p.sync_us, &p.wake_us, &p.net_sync_us, &p.net_bw, &p.copy_bw_cache,
                       &p.copy_bw_mem, &p.reduce_bw_cache, &p.reduce_bw_mem, &p.peer_read_bw,
-                      &p.peer_read_us, &p.cache_bytes, &p.window_half};
+                      &p.peer_read_us, &p.cache_bytes, &p.window_half, &p.chunk_bytes};
   const char* names[] = {"sync_us", "wake_us", "net_sync_us", "net_bw", "copy_bw_cache",
                          "copy_bw_mem", "reduce_bw_cache", "reduce_bw_mem", "peer_read_bw",
-                         "peer_read_us", "cache_bytes", "window_half"};
+                         "peer_read_us", "cache_bytes", "window_half", "chunk_bytes"};
   std::size_t pos = 0;
   auto next = [&](const char* name, double& v) {
     const std::size_t len = std::strlen(name);
@@ -188,10 +279,13 @@ bool from_text(const std::string& text, CostParams& out) {
   };
   for (std::size_t i = 0; i < std::size(fields); ++i)
     if (!next(names[i], *fields[i]) || *fields[i] <= 0) return false;
-  double cpus = 0, measured = 0;
-  if (!next("cpus", cpus) || !next("measured", measured) || pos != text.size()) return false;
+  double cpus = 0, measured = 0, net_measured = 0;
+  if (!next("cpus", cpus) || !next("measured", measured) || !next("net_measured", net_measured) ||
+      pos != text.size())
+    return false;
   p.cpus = static_cast<int>(cpus);
   p.measured = measured != 0;
+  p.net_measured = net_measured != 0;
   out = p;
   return true;
 }

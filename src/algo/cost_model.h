@@ -18,8 +18,8 @@ struct Capabilities;
 struct CostParams {
   double sync_us = 0.3;         // one cross-core flag hand-off (cache-line round trip / 2)
   double wake_us = 6.0;         // waking a rank that sleeps (futex wake to running)
-  double net_sync_us = 25.0;    // DEFAULT (not measured): one TCP message hand-off on a host
-  double net_bw = 2000.0;       // DEFAULT (not measured): TCP bytes/us between two processes
+  double net_sync_us = 25.0;    // one TCP message hand-off on a host, both ends awake
+  double net_bw = 2000.0;       // TCP bytes/us of one stream (each end copying at once)
   double copy_bw_cache = 20000.0;   // memcpy, source and destination in cache
   double copy_bw_mem = 6000.0;      // memcpy, out of cache
   double reduce_bw_cache = 12000.0; // float sum dst = a + b, output bytes per us, in cache
@@ -28,8 +28,10 @@ struct CostParams {
   double peer_read_us = 1.5;        // fixed cost of one process_vm_readv call
   double cache_bytes = 1 << 20;     // working sets up to this size run at cache speed
   double window_half = 2 << 20;     // staging chunk of the shm algorithms (half a window)
+  double chunk_bytes = 1 << 20;     // pipelining chunk of ring and tree (CHORUS_CHUNK_SIZE)
   int cpus = 0;                     // processors of the host (0 = unknown: many)
   bool measured = false;            // true when the probe produced the figures above
+  bool net_measured = false;        // ... and net_sync_us, net_bw too (loopback TCP worked)
 };
 
 // Serialised form (one line of JSON-like "key=value;..." text, fixed key order): what rank 0

@@ -22,13 +22,17 @@ TEST(CostModel, TextRoundTrip) {
   CostParams p = params(8);
   p.sync_us = 0.125;
   p.peer_read_bw = 7777;
+  p.chunk_bytes = 256 << 10;
   p.measured = true;
+  p.net_measured = true;
   CostParams q;
   ASSERT_TRUE(from_text(to_text(p), q)) << to_text(p);
   EXPECT_EQ(to_text(p), to_text(q));
   EXPECT_EQ(q.cpus, 8);
   EXPECT_TRUE(q.measured);
+  EXPECT_TRUE(q.net_measured);
   EXPECT_DOUBLE_EQ(q.sync_us, 0.125);
+  EXPECT_DOUBLE_EQ(q.chunk_bytes, 256 << 10);
 }
 
 TEST(CostModel, TextRejectsMalformed) {
@@ -95,6 +99,52 @@ TEST(CostModel, MediumLatency) {
   const double shm = predict_us(p, CollKind::kAllReduce, "rhd", 8, 4, kShm);
   EXPECT_GT(tcp, 4 * 100);
   EXPECT_LT(shm, 100);
+}
+
+CostParams tcp_host(int cpus) {
+  CostParams p = params(cpus);
+  p.net_sync_us = 5;
+  p.wake_us = 10;
+  p.net_bw = 6000;
+  p.net_measured = true;
+  return p;
+}
+
+// Over TCP, the message algorithms: one exchange (rd) beats the ring's two steps and the
+// tree's two levels for small messages; for large ones, an unchunked algorithm's whole
+// messages fall out of cache and the chunked ring wins.
+TEST(CostModel, MessageAlgorithms) {
+  const CostParams p = tcp_host(8);
+  auto t = [&](const char* a, std::size_t b, int n) {
+    return predict_us(p, CollKind::kAllReduce, a, b, n, kTcp);
+  };
+  EXPECT_LT(t("rd", 64, 2), t("ring", 64, 2));
+  EXPECT_LT(t("rd", 64, 2), t("tree", 64, 2));
+  EXPECT_LT(t("ring", 64 << 20, 2), t("rd", 64 << 20, 2));
+  EXPECT_LT(t("ring", 64 << 20, 4), t("rhd", 64 << 20, 4));
+  EXPECT_LT(predict_us(p, CollKind::kReduceScatter, "rh", 1024, 4, kTcp),
+            predict_us(p, CollKind::kReduceScatter, "ring", 1024, 4, kTcp));
+  EXPECT_LT(predict_us(p, CollKind::kReduceScatter, "rh", 1024, 3, kTcp), 0);  // not a power of 2
+}
+
+// The contention term: with more ranks than processors, every message's hand-off (a
+// wake-up included) and every byte share the processors, so an algorithm is ranked by
+// its messages in all: at 4 ranks on 2 processors the tree's 6 beat rd's 8, rhd's 16 and
+// the ring's 24 (measured on such a host: docs/PERFORMANCE.md, "Message algorithms"),
+// until rd's bytes (the whole message per exchange) outweigh its messages.
+TEST(CostModel, ContentionRanksByMessagesInAll) {
+  const CostParams two = tcp_host(2), four = tcp_host(4);
+  auto t = [&](const CostParams& p, const char* a, std::size_t b) {
+    return predict_us(p, CollKind::kAllReduce, a, b, 4, kTcp);
+  };
+  for (std::size_t b : {std::size_t(8), std::size_t(64) << 10, std::size_t(512) << 10}) {
+    EXPECT_LT(t(two, "tree", b), t(two, "rd", b)) << b;
+    if (b <= (64 << 10)) EXPECT_LT(t(two, "rd", b), t(two, "rhd", b)) << b;  // then rd's bytes
+    EXPECT_LT(t(two, "rhd", b), t(two, "ring", b)) << b;
+    EXPECT_GT(t(two, "ring", b), 1.5 * t(four, "ring", b)) << b;
+  }
+  // A processor per rank: no contention, the path decides (rd's two exchanges first).
+  EXPECT_LT(t(four, "rd", 8), t(four, "tree", 8));
 }
 
 }  // namespace

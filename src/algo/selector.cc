@@ -48,17 +48,19 @@ Capabilities capabilities_of(transport::Transport& t) {
   return c;
 }
 
-// On one host with shared windows, among the window algorithms (those the rules choose
-// from there), the least predicted time; ties go to the earlier entry of the table (selector_table.cc).
+// On one host, the least predicted time among the algorithms the rules choose from there:
+// with shared windows the window algorithms; over messages alone (TCP) the message
+// algorithms, once the probe has measured the medium (net_measured). Ties go to the
+// earlier entry of the table (selector_table.cc).
 const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
                                const Capabilities& caps, double* best_us) const {
   const int k = static_cast<int>(kind);
-  if ((model_kinds_ & (1u << k)) == 0 || !caps.windows || caps.spans_hosts || nranks < 2)
-    return nullptr;
+  if ((model_kinds_ & (1u << k)) == 0 || caps.spans_hosts || nranks < 2) return nullptr;
+  if (!caps.windows && !cfg_.cost.net_measured) return nullptr;
   const char* best = nullptr;
   double best_t = 0;
   for (const TableEntry& e : entries()) {
-    if (e.kind != kind || !e.uses_windows) continue;
+    if (e.kind != kind || e.uses_windows != caps.windows || e.uses_host_windows) continue;
     if (std::string_view(e.name) == "single_copy" && !caps.single_copy) continue;
     const double t = predict_us(cfg_.cost, kind, e.name, bytes, nranks, caps);
     if (t >= 0 && (best == nullptr || t < best_t)) {

@@ -373,5 +373,33 @@ TEST(SelectorModel, EstimateMatchesChoose) {
   for (const auto& [name, us] : plain.candidates) EXPECT_STRNE(name, "single_copy");
 }
 
+// Over messages alone (TCP on one host) the model chooses once the probe has measured the
+// medium; before that, and across hosts, the rules do.
+TEST(SelectorModel, OverTcpOnceMeasured) {
+  SelectorConfig cfg{64 << 10, ""};
+  cfg.host_cpus = 2;
+  cfg.cost.cpus = 2;
+  cfg.cost.net_sync_us = 5;
+  cfg.cost.wake_us = 10;
+  cfg.cost.net_bw = 6000;
+  const std::size_t bytes = 256 << 10;
+  const Selector rules = Selector::create(cfg).value();
+  EXPECT_STREQ(rules.choose(CollKind::kAllReduce, bytes, 4, Capabilities{}).name, "ring");
+  cfg.cost.net_measured = true;
+  const Selector s = Selector::create(cfg).value();
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, bytes, 4, Capabilities{}).name, "tree");
+  const Estimate e = s.estimate(CollKind::kAllReduce, bytes, 4, Capabilities{});
+  EXPECT_STREQ(e.source, "model");
+  EXPECT_STREQ(e.rule_algo, "ring");
+  for (const auto& [name, us] : e.candidates) {
+    EXPECT_STRNE(name, "shm");
+    EXPECT_STRNE(name, "hier");
+  }
+  Capabilities across;
+  across.spans_hosts = true;
+  across.uniform_hosts = true;
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, bytes, 4, across).name, "hier");
+}
+
 }  // namespace
 }  // namespace chorus::algo

@@ -1,6 +1,7 @@
 // Binomial-tree broadcast and reduce, chunked and pipelined, and tree all_reduce
 // (reduce to rank 0, then broadcast from it).
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "algo/algorithm.h"
@@ -18,7 +19,9 @@ using transport::RequestPtr;
 // Reduces every rank's a.send (a.count elements) into a.recv on a.root, finalized.
 // A rank receives chunk c from each child (double-buffered: chunk c+1 is posted before
 // chunk c is reduced), combines, and sends the chunk up at once. Steps [step0, step0 + chunks).
-Status reduce_impl(transport::Transport& t, const CollArgs& a, std::uint32_t step0) {
+// `at_root(c)`, when set, runs on the root as soon as chunk c of a.recv is final.
+Status reduce_impl(transport::Transport& t, const CollArgs& a, std::uint32_t step0,
+                   const std::function<Status(std::size_t)>& at_root = {}) {
   const int r = t.rank(), n = t.size();
   const std::size_t esz = elem_bytes(a);
   const char* src = static_cast<const char*>(a.send);
@@ -61,6 +64,7 @@ Status reduce_impl(transport::Transport& t, const CollArgs& a, std::uint32_t ste
     }
     if (parent < 0) {
       kernels::finalize(acc + off, k.count, a.dtype, a.op, n);
+      if (at_root) CHORUS_RETURN_IF_ERROR(at_root(c));
     } else {
       const char* data = (acc ? acc : src) + off;
       CHORUS_ASSIGN_OR_RETURN(RequestPtr s, t.post_send(parent,
@@ -123,13 +127,47 @@ Status tree_reduce(transport::Transport& t, const CollArgs& a) {
   return reduce_impl(t, a, 0);
 }
 
+// Reduce to rank 0, then broadcast from it, the two phases overlapped: every other rank
+// posts the broadcast's receives before it starts reducing, and the root sends each chunk
+// on as soon as it is final, so the broadcast's bytes flow down while the reduction's
+// still flow up. A chunk of a.recv is received only after the root reduced it, hence
+// after every rank of the subtree sent (and so stopped reading) that chunk: in place is safe.
 Status tree_all_reduce(transport::Transport& t, const CollArgs& a) {
   if (a.count == 0) return Status();
   CollArgs b = a;
   b.root = 0;
-  CHORUS_RETURN_IF_ERROR(reduce_impl(t, b, 0));
-  const std::size_t nch = make_chunking(a, a.count).chunks(a.count);
-  return broadcast_impl(t, b, a.recv, a.recv, static_cast<std::uint32_t>(nch));
+  const int r = t.rank(), n = t.size();
+  const std::size_t esz = elem_bytes(a);
+  const Chunking ch = make_chunking(a, a.count);
+  const std::size_t nch = ch.chunks(a.count);
+  const auto bstep = static_cast<std::uint32_t>(nch);
+  char* out = static_cast<char*>(a.recv);
+  const std::vector<int> kids = n > 1 ? tree_children(r, 0, n) : std::vector<int>{};
+  std::vector<RequestPtr> recvs, sends;
+  auto forward = [&](std::size_t c) -> Status {
+    const Block k = ch.chunk(a.count, c);
+    for (int kid : kids) {
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr s, t.post_send(kid, a.tag(bstep + static_cast<std::uint32_t>(c)),
+                                                        out + k.offset * esz, k.count * esz));
+      sends.push_back(std::move(s));
+    }
+    return Status();
+  };
+  if (r != 0) {
+    const int parent = tree_parent(r, 0, n);
+    for (std::size_t c = 0; c < nch; ++c) {
+      const Block k = ch.chunk(a.count, c);
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_recv(parent, a.tag(bstep + static_cast<std::uint32_t>(c)),
+                                                        out + k.offset * esz, k.count * esz));
+      recvs.push_back(std::move(q));
+    }
+  }
+  CHORUS_RETURN_IF_ERROR(reduce_impl(t, b, 0, r == 0 ? std::function<Status(std::size_t)>(forward) : nullptr));
+  for (std::size_t c = 0; c < recvs.size(); ++c) {
+    CHORUS_RETURN_IF_ERROR(transport::wait_one(t, recvs[c].get(), a.deadline));
+    CHORUS_RETURN_IF_ERROR(forward(c));
+  }
+  return wait_all(t, sends, a.deadline);
 }
 
 }  // namespace chorus::algo

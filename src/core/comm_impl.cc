@@ -192,6 +192,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   comm->caps_ = algo::capabilities_of(*comm->transport_);
   if (const transport::SharedWindows* w = comm->transport_->shared_windows())
     sel_cfg.cost.window_half = static_cast<double>(w->window_bytes() / 2);
+  sel_cfg.cost.chunk_bytes = static_cast<double>(cfg.chunk_bytes);
   CHORUS_ASSIGN_OR_RETURN(comm->selector_, algo::Selector::create(sel_cfg));
   comm->p2p_waiter_ = std::make_unique<P2pWaiter>(*comm->transport_);
   // Who runs each rank, for kPeerLost messages and the hang report.

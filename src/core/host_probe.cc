@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/host_probe_tcp.h"
 #include "kernels/reduce.h"
 
 namespace chorus::core {
@@ -187,6 +188,13 @@ algo::CostParams probe_host(std::string* steps) {
   step("hand-off");
   p.wake_us = wake_us();
   step("wake-up");
+  const TcpFigures tcp = probe_tcp();
+  if (tcp.handoff_us > 0 && tcp.stream_bw > 0) {
+    p.net_sync_us = tcp.handoff_us;
+    p.net_bw = tcp.stream_bw;
+    p.net_measured = true;
+  }
+  step("tcp");
   p.measured = true;
   return p;
 }

@@ -9,7 +9,8 @@ namespace chorus::core {
 
 // Copy and reduction bandwidth in and out of cache, process_vm_readv bandwidth and cost
 // per call, a cross-core flag hand-off and a futex wake-up between two threads (the same
-// cache lines and system calls as between two processes). Figures it cannot measure
+// cache lines and system calls as between two processes), and a TCP message hand-off and
+// stream rate over loopback (core/host_probe_tcp.h). Figures it cannot measure
 // (one processor: no hand-off; no process_vm_readv) keep their defaults. Thread-safe.
 // `steps`, when given, receives the time of each step ("copy 3.1 ms, ...").
 algo::CostParams probe_host(std::string* steps = nullptr);

@@ -77,6 +77,10 @@ TEST(Tuning, MissingOrCorruptFileIsMeasuredAndWritten) {
     ASSERT_TRUE(t.has_value()) << t.status().to_string();
     EXPECT_TRUE(t->cost.measured) << content;
     EXPECT_GT(t->cost.copy_bw_mem, 0);
+    // Loopback TCP works here: the message hand-off and stream rate are measured too.
+    EXPECT_TRUE(t->cost.net_measured) << content;
+    EXPECT_GT(t->cost.net_sync_us, 0);
+    EXPECT_GT(t->cost.net_bw, 0);
     const std::string now = read(f);
     EXPECT_NE(now.find(host_key()), std::string::npos) << now;
     EXPECT_NE(now.find("probe_ms"), std::string::npos) << now;

@@ -31,8 +31,8 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"op", {"util", "transport"}},
       {"algo", {"util", "transport", "kernels", "transport/testing", "op"}},
       {"bootstrap", {"util", "config", "diag", "net"}},
-      {"core", {"util", "config", "diag", "transport", "transport/tcp", "transport/shm", "algo",
-                "bootstrap", "kernels", "op"}},
+      {"core", {"util", "config", "diag", "net", "transport", "transport/tcp", "transport/shm",
+                "algo", "bootstrap", "kernels", "op"}},
       {"api", {"util", "config", "diag", "bootstrap", "core", "kernels", "op"}},
   };
   return table;
