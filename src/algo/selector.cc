@@ -14,23 +14,16 @@ namespace chorus::algo {
 namespace {
 
 // True when single copy beats staging through the windows for this message, from
-// chorus-bench A/B runs (docs/PERFORMANCE.md, "Single copy"): below the thresholds the
-// extra barrier and the system calls cost more than the saved copy. `bytes` is as given
-// to choose: per rank, or per block for all_gather, reduce_scatter and all_to_all, which
-// move n blocks per rank (the threshold is on all n). With more ranks than processors,
-// all_reduce and broadcast were as fast or faster staged (the readers' page pinning
-// competes for the CPU); the others still gained.
-bool single_copy_pays(CollKind kind, std::size_t bytes, int nranks, bool oversubscribed) {
+// chorus-tune sweeps (docs/PERFORMANCE.md, "Windows that fit the cache"). With windows
+// sized to the L2 cache, staging won every all_reduce, all_gather, reduce_scatter and
+// all_to_all cell at 2 and 4 ranks (single copy 5-200% slower: its reads go through
+// process_vm_readv in 128 KiB units and pin pages, while a staged chunk stays in cache);
+// broadcast, where single copy saves the root's copy-in, still gained at 2 ranks from
+// 256 KiB to 2 MiB (up to 1.65x), and lost with more ranks than processors (the readers'
+// page pinning competes for the CPU). `bytes` is as given to choose.
+bool single_copy_pays(CollKind kind, std::size_t bytes, int /*nranks*/, bool oversubscribed) {
   constexpr std::size_t kKiB = 1024;
-  const std::size_t all_blocks = bytes * static_cast<std::size_t>(nranks);
-  switch (kind) {
-    case CollKind::kAllReduce: return !oversubscribed && bytes >= 512 * kKiB;
-    case CollKind::kBroadcast: return !oversubscribed && bytes >= 256 * kKiB;
-    case CollKind::kReduceScatter:
-    case CollKind::kAllGather:
-    case CollKind::kAllToAll: return all_blocks >= 256 * kKiB;
-    default: return false;
-  }
+  return kind == CollKind::kBroadcast && !oversubscribed && bytes >= 256 * kKiB;
 }
 
 }  // namespace
@@ -55,7 +48,8 @@ Capabilities capabilities_of(transport::Transport& t) {
 const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
                                const Capabilities& caps, double* best_us) const {
   const int k = static_cast<int>(kind);
-  if ((model_kinds_ & (1u << k)) == 0 || caps.spans_hosts || nranks < 2) return nullptr;
+  const unsigned kinds = caps.windows ? model_kinds_.windows : model_kinds_.messages;
+  if ((kinds & (1u << k)) == 0 || caps.spans_hosts || nranks < 2) return nullptr;
   if (!caps.windows && !cfg_.cost.net_measured) return nullptr;
   const char* best = nullptr;
   double best_t = 0;
@@ -131,18 +125,17 @@ Choice Selector::rules(CollKind kind, std::size_t bytes, int nranks,
     // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.
     // Within a host, the shared windows: one barrier and every rank reducing the whole
     // message while it is small, each rank reducing its share (fewer bytes) when large.
-    // One shot while the n-fold read stays small (every rank reads all n windows),
-    // measured (docs/PERFORMANCE.md): at 2 ranks one shot wins up to ~256 KiB
-    // (bytes <= 4 x small_bytes), at 4 ranks up to ~16-32 KiB and at 8 up to ~8-16 KiB
-    // (bytes x (n-1) <= small_bytes).
+    // One shot while the n-fold read stays small (every rank reads all n windows):
+    // bytes x (n-1) < small_bytes / 2, measured with windows sized to L2
+    // (docs/PERFORMANCE.md, "Windows that fit the cache"): at 2 ranks one shot won up to
+    // 8-16 KiB and lost by 14-34% from 32 KiB; at 4 ranks it won up to 8 KiB.
     // Over messages, below small_bytes: rd while it fits (at 2 ranks always: one exchange
     // against ring's two, the same bytes), else rhd.
     const char* name = "ring";
     if (bytes <= cfg_.small_bytes && nranks > 1)
       name = rd_fits(bytes, nranks, cfg_.small_bytes) ? "rd" : "rhd";
-    const std::size_t one_shot_max = nranks == 2 ? 4 * cfg_.small_bytes : cfg_.small_bytes;
     if (has_windows && nranks > 1)
-      name = bytes * static_cast<std::size_t>(nranks - 1) <= one_shot_max ? "shm" : "shm_direct";
+      name = bytes * static_cast<std::size_t>(nranks - 1) < cfg_.small_bytes / 2 ? "shm" : "shm_direct";
     const TableEntry* e = find(kind, name);
     return choice(*e, caps);
   }

@@ -71,6 +71,12 @@ struct Estimate {
   std::vector<std::pair<const char*, double>> candidates;
 };
 
+// Bit k: the cost model chooses for CollKind k, with shared windows / over messages alone.
+struct ModelKinds {
+  unsigned windows = 0;
+  unsigned messages = 0;
+};
+
 class Selector {
  public:
   // kInvalidArgument naming CHORUS_ALGO when the spec names an unknown collective or
@@ -117,7 +123,7 @@ class Selector {
   SelectorConfig cfg_;
   std::vector<Rule> rules_[op::kNumKinds];  // per CollKind; none = automatic
   std::vector<Rule> table_[op::kNumKinds];  // per CollKind, from cfg_.table
-  unsigned model_kinds_ = 0;     // bit k: the model chooses for CollKind k
+  ModelKinds model_kinds_;  // bit k: the model chooses for CollKind k
 };
 
 }  // namespace chorus::algo

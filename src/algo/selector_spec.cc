@@ -15,15 +15,20 @@ namespace chorus::algo {
 
 namespace {
 
-// The collectives whose automatic choice the cost model makes under CHORUS_COST_MODEL=auto:
-// those where a chorus-tune sweep showed it within 10% of the best in at least as many
-// cells as the rules (docs/PERFORMANCE.md, "Cost model"); the others keep the rules.
-// Sweeps of 2026-12-02 05:03 UTC (AMD EPYC, 2 vCPUs, 2 and 4 ranks, 3 runs each): all_reduce,
-// all_gather and reduce_scatter gained at both rank counts; broadcast lost at 4 ranks
-// and all_to_all at 2; reduce and barrier have one window algorithm (nothing to choose).
-constexpr unsigned kAutoModelKinds = (1u << static_cast<int>(CollKind::kAllReduce)) |
-                                     (1u << static_cast<int>(CollKind::kAllGather)) |
-                                     (1u << static_cast<int>(CollKind::kReduceScatter));
+// The collectives whose automatic choice the cost model makes under CHORUS_COST_MODEL=auto,
+// per medium: those where chorus-tune sweeps showed it within 10% of the best in at least
+// as many cells as the rules (docs/PERFORMANCE.md, "Cost model" and "Windows that fit the
+// cache"); the others keep the rules. Sweeps of 2026-12-02 (AMD EPYC, 2 vCPUs, 2 and 4
+// ranks, 3 rounds each):
+// - with shared windows (11:40 UTC, windows sized to L2): all_gather and reduce_scatter;
+//   all_reduce went to the rules (the model ranked one-shot `shm` above `shm_direct`
+//   from 32 KiB at 2 ranks, 13-34% slower measured), broadcast and all_to_all lost
+//   earlier (05:03 UTC), reduce and barrier have one window algorithm;
+// - over messages alone (TCP, 11:05 UTC): all_reduce and reduce_scatter (all_reduce at
+//   4 ranks on 2 processors: 83-91% of cells against the rules' 33-50%).
+constexpr unsigned bit(CollKind k) { return 1u << static_cast<int>(k); }
+constexpr ModelKinds kAutoModelKinds{bit(CollKind::kAllGather) | bit(CollKind::kReduceScatter),
+                                     bit(CollKind::kAllReduce) | bit(CollKind::kReduceScatter)};
 
 Status bad_spec(const std::string& spec, const std::string& why) {
   return invalid_argument("CHORUS_ALGO='" + spec + "': " + why);
@@ -88,12 +93,12 @@ const char* Selector::forced(int kind, std::size_t bytes) const {
   return nullptr;
 }
 
-// CHORUS_COST_MODEL: "auto", "all", "none" or collective names.
-static Result<unsigned> parse_model_kinds(const std::string& spec) {
+// CHORUS_COST_MODEL: "auto", "all", "none" or collective names (then for both media).
+static Result<ModelKinds> parse_model_kinds(const std::string& spec) {
   const std::string_view whole = str_trim(spec);
   if (whole.empty() || whole == "auto") return kAutoModelKinds;
-  if (whole == "none") return 0u;
-  if (whole == "all") return ~0u;
+  if (whole == "none") return ModelKinds{0u, 0u};
+  if (whole == "all") return ModelKinds{~0u, ~0u};
   unsigned kinds = 0;
   std::string_view rest = whole;
   while (!rest.empty()) {
@@ -109,7 +114,7 @@ static Result<unsigned> parse_model_kinds(const std::string& spec) {
                               std::string(item) + "' (or auto, all, none)");
     kinds |= 1u << kind;
   }
-  return kinds;
+  return ModelKinds{kinds, kinds};
 }
 
 // The tuning table's rows, each naming a known collective and one of its algorithms.

@@ -28,30 +28,20 @@ TEST(Selector, SingleCopyChoices) {
   auto made = Selector::create(cfg);
   ASSERT_TRUE(made.has_value());
   const Selector& s = *made;
-  for (CollKind k : {CollKind::kAllReduce, CollKind::kBroadcast, CollKind::kAllGather,
-                     CollKind::kReduceScatter, CollKind::kAllToAll}) {
-    const Choice c = s.choose(k, 8 << 20, 4, true, true);
-    EXPECT_STREQ(c.name, "single_copy") << to_string(k);
-    EXPECT_TRUE(c.uses_windows) << to_string(k);
-    EXPECT_STRNE(s.choose(k, 8 << 20, 4, true, false).name, "single_copy") << to_string(k);
-    EXPECT_STRNE(s.choose(k, 8 << 20, 4, false, false).name, "single_copy") << to_string(k);
-    EXPECT_STRNE(s.choose(k, 32 << 10, 4, true, true).name, "single_copy") << to_string(k);
-  }
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (512 << 10) - 4, 2, true, true).name, "shm_direct");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 512 << 10, 2, true, true).name, "single_copy");
-  // all_gather, reduce_scatter, all_to_all: on all n blocks (128 KiB blocks at 2 ranks).
-  EXPECT_STREQ(s.choose(CollKind::kAllGather, 128 << 10, 2, true, true).name, "single_copy");
-  EXPECT_STREQ(s.choose(CollKind::kAllGather, (128 << 10) - 4, 2, true, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 64 << 10, 4, true, true).name, "single_copy");
-  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, (64 << 10) - 4, 4, true, true).name, "shm");
+  // With windows sized to the cache, single copy pays for broadcast alone (from 256 KiB,
+  // while the ranks do not outnumber the processors); the others stay staged.
+  const Choice c = s.choose(CollKind::kBroadcast, 8 << 20, 4, true, true);
+  EXPECT_STREQ(c.name, "single_copy");
+  EXPECT_TRUE(c.uses_windows);
+  EXPECT_STRNE(s.choose(CollKind::kBroadcast, 8 << 20, 4, true, false).name, "single_copy");
+  EXPECT_STRNE(s.choose(CollKind::kBroadcast, 8 << 20, 4, false, false).name, "single_copy");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 256 << 10, 2, true, true).name, "single_copy");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, (256 << 10) - 4, 2, true, true).name, "shm");
-  // 8 ranks on 4 processors: all_reduce and broadcast stay staged, the others do not.
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8 << 20, 8, true, true).name, "shm_direct");
-  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 8 << 20, 8, true, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllGather, 8 << 20, 8, true, true).name, "single_copy");
-  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 8 << 20, 8, true, true).name, "single_copy");
-  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 8 << 20, 8, true, true).name, "single_copy");
+  EXPECT_STREQ(s.choose(CollKind::kBroadcast, 8 << 20, 8, true, true).name, "shm");  // 8 on 4
+  for (CollKind k : {CollKind::kAllReduce, CollKind::kAllGather, CollKind::kReduceScatter,
+                     CollKind::kAllToAll})
+    for (int n : {2, 4, 8})
+      EXPECT_STRNE(s.choose(k, 8 << 20, n, true, true).name, "single_copy") << to_string(k) << n;
   // Never for kinds without a single-copy algorithm, nor on one rank.
   EXPECT_STREQ(s.choose(CollKind::kReduce, 8 << 20, 2, true, true).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 8 << 20, 2, true, true).name, "pairwise");
@@ -79,16 +69,17 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 4, 2).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).name, "shm_direct");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 256 << 10, 2, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (256 << 10) + 4, 2, true).name, "shm_direct");
+  // One shot while bytes x (n-1) < small_bytes / 2.
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, (32 << 10) - 4, 2, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 32 << 10, 2, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 128 << 10, 4, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, false).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 1, true).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8, 2, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8 << 10, 8, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 12 << 10, 8, true).name, "shm_direct");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 20 << 10, 4, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 24 << 10, 4, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 4 << 10, 8, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8 << 10, 8, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 8 << 10, 4, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 12 << 10, 4, true).name, "shm_direct");
   EXPECT_TRUE(s.choose(CollKind::kAllReduce, 8, 2, true).uses_windows);
   EXPECT_TRUE(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).uses_windows);
   for (CollKind k : {CollKind::kReduce, CollKind::kBroadcast, CollKind::kAllGather,
@@ -299,16 +290,23 @@ TEST(SelectorModel, ModelChoosesOnlyForItsKinds) {
                "shm");
 }
 
-// CHORUS_COST_MODEL=auto: the model chooses for all_reduce, all_gather and reduce_scatter
-// only (where the sweeps showed it at least as good as the rules, docs/PERFORMANCE.md).
+// CHORUS_COST_MODEL=auto: with windows the model chooses for all_gather and reduce_scatter,
+// over messages alone for all_reduce and reduce_scatter (where the sweeps showed it at
+// least as good as the rules, docs/PERFORMANCE.md).
 TEST(SelectorModel, AutoKinds) {
   const Selector s = make_cfg("auto");
   EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "single_copy");
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1024, 4, kOneHost).name, "single_copy");
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 1024, 4, kOneHost).name, "shm");
-  EXPECT_STREQ(s.estimate(CollKind::kAllReduce, 1024, 4, kOneHost).source, "model");
+  EXPECT_STREQ(s.estimate(CollKind::kAllReduce, 1024, 4, kOneHost).source, "rules");
   EXPECT_STREQ(s.estimate(CollKind::kBroadcast, 1024, 4, kOneHost).source, "rules");
+  SelectorConfig tcp{64 << 10, ""};
+  tcp.cost.net_measured = true;
+  const Selector m = Selector::create(tcp).value();
+  EXPECT_STREQ(m.estimate(CollKind::kAllReduce, 1024, 4, Capabilities{}).source, "model");
+  EXPECT_STREQ(m.estimate(CollKind::kReduceScatter, 1024, 4, Capabilities{}).source, "model");
+  EXPECT_STREQ(m.estimate(CollKind::kBroadcast, 1024, 4, Capabilities{}).source, "rules");
 }
 
 TEST(SelectorModel, BadModelSpecNamesTheVariable) {

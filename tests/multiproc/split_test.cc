@@ -220,11 +220,15 @@ TEST(Split, SubCommunicatorsOnOneHostUseTheirOwnSharedWindows) {
     const bool tcp = transport != nullptr && std::string(transport) == "tcp";
     const std::string rec = half->flight_record();
     // Over shm: a window algorithm (single copy reads peers' buffers; without it, or
-    // forced, shm_direct).
-    const bool found = tcp ? rec.find("algo=ring") != std::string::npos
-                           : rec.find("algo=shm_direct") != std::string::npos ||
-                                 rec.find("algo=single_copy") != std::string::npos;
-    check(found, std::string("expected ") + (tcp ? "algo=ring" : "a window algorithm") + ":\n" + rec);
+    // forced, shm_direct); over TCP a message algorithm (the cost model's pick).
+    const bool windowed = rec.find("algo=shm_direct") != std::string::npos ||
+                          rec.find("algo=single_copy") != std::string::npos;
+    const bool messages = rec.find("algo=ring") != std::string::npos ||
+                          rec.find("algo=tree") != std::string::npos ||
+                          rec.find("algo=rd") != std::string::npos ||
+                          rec.find("algo=rhd") != std::string::npos;
+    check(tcp ? messages && !windowed : windowed,
+          std::string("expected ") + (tcp ? "a message algorithm" : "a window algorithm") + ":\n" + rec);
   };
   EXPECT_TRUE(all_ok(RankRunner::run(4, body, deadline_for(4))));
 }
