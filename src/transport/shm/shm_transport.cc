@@ -102,9 +102,9 @@ std::string probe_peers(const Segment& seg, int rank) {
 }  // namespace
 
 std::size_t window_bytes_for_host() {
-  constexpr std::size_t kMin = 512 << 10, kMax = 4 << 20;
+  constexpr std::size_t kMin = 256 << 10, kMax = 4 << 20;
   const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
-  const std::size_t bytes = l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20;
+  const std::size_t bytes = (l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20) / 2;
   return std::clamp(bytes, kMin, kMax) & ~std::size_t{4095};
 }
 

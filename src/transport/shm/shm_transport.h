@@ -12,11 +12,13 @@
 
 namespace chorus::shm {
 
-// The shared window per rank on this host: the per-core L2 cache (sysconf), within
-// [512 KiB, 4 MiB] and a multiple of 4096. A window algorithm stages a message through
-// one half while its peers read the other, so each half plus the rank's own chunk stays in
-// L2: at 2 ranks on AMD EPYC (1 MiB L2) all_reduce of 1-64 MiB ran 1.8-2.2x faster with
-// 1 MiB windows than with 4 MiB ones (docs/PERFORMANCE.md, "Windows that fit the cache").
+// The shared window per rank on this host: half the per-core L2 cache (sysconf), within
+// [256 KiB, 4 MiB] and a multiple of 4096. A window algorithm stages a message through
+// one half while its peers read the other; a half (L2/4) with the rank's input and output
+// chunks of the same size stays in L2. On AMD EPYC (1 MiB L2), 2 ranks: all_reduce of
+// 1-64 MiB ran 1.8-2.2x faster with 1 MiB windows than with 4 MiB ones, and 512 KiB
+// windows were faster again out of place (256 KiB 1.6x, 1 MiB 1.3x); at 4 ranks they were
+// within ~15% of 1 MiB ones (docs/PERFORMANCE.md, "Windows that fit the cache").
 std::size_t window_bytes_for_host();
 
 struct ShmOptions {
