@@ -139,7 +139,9 @@ TEST(CostModel, ContentionRanksByMessagesInAll) {
   };
   for (std::size_t b : {std::size_t(8), std::size_t(64) << 10, std::size_t(512) << 10}) {
     EXPECT_LT(t(two, "tree", b), t(two, "rd", b)) << b;
-    if (b <= (64 << 10)) EXPECT_LT(t(two, "rd", b), t(two, "rhd", b)) << b;  // then rd's bytes
+    if (b <= (64 << 10)) {  // then rd's bytes
+      EXPECT_LT(t(two, "rd", b), t(two, "rhd", b)) << b;
+    }
     EXPECT_LT(t(two, "rhd", b), t(two, "ring", b)) << b;
     EXPECT_GT(t(two, "ring", b), 1.5 * t(four, "ring", b)) << b;
   }

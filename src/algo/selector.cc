@@ -11,23 +11,6 @@
 
 namespace chorus::algo {
 
-namespace {
-
-// True when single copy beats staging through the windows for this message, from
-// chorus-tune sweeps (docs/PERFORMANCE.md, "Windows that fit the cache"). With windows
-// sized to the L2 cache, staging won every all_reduce, all_gather, reduce_scatter and
-// all_to_all cell at 2 and 4 ranks (single copy 5-200% slower: its reads go through
-// process_vm_readv in 128 KiB units and pin pages, while a staged chunk stays in cache);
-// broadcast, where single copy saves the root's copy-in, still gained at 2 ranks from
-// 256 KiB to 2 MiB (up to 1.65x), and lost with more ranks than processors (the readers'
-// page pinning competes for the CPU). `bytes` is as given to choose.
-bool single_copy_pays(CollKind kind, std::size_t bytes, int /*nranks*/, bool oversubscribed) {
-  constexpr std::size_t kKiB = 1024;
-  return kind == CollKind::kBroadcast && !oversubscribed && bytes >= 256 * kKiB;
-}
-
-}  // namespace
-
 Capabilities capabilities_of(transport::Transport& t) {
   Capabilities c;
   const transport::SharedWindows* w = t.shared_windows();
@@ -102,7 +85,7 @@ Estimate Selector::estimate(CollKind kind, std::size_t bytes, int nranks,
 
 Choice Selector::rules(CollKind kind, std::size_t bytes, int nranks,
                        const Capabilities& caps) const {
-  const bool has_windows = caps.windows, single_copy = caps.single_copy;
+  const bool has_windows = caps.windows;
   if (caps.spans_hosts && nranks > 1) {
     // Across hosts: within each host first, so the host links carry each byte as few
     // times as possible (docs/ALGORITHMS.md, "Across hosts"). reduce_scatter and
@@ -115,11 +98,18 @@ Choice Selector::rules(CollKind kind, std::size_t bytes, int nranks,
     if ((!blocks || caps.uniform_hosts) && !small)
       if (const TableEntry* e = find(kind, "hier")) return choice(*e, caps);
   }
-  const bool oversubscribed = cfg_.host_cpus > 0 && nranks > cfg_.host_cpus;
-  if (has_windows && single_copy && nranks > 1 &&
-      single_copy_pays(kind, bytes, nranks, oversubscribed)) {
-    // Large messages: one copy out of the owner's buffer instead of two through a window.
-    if (const TableEntry* e = find(kind, "single_copy")) return choice(*e, caps);
+  // Single copy is not a rules' choice: with windows sized to the cache, staging was as
+  // fast or faster in every cell of the chorus-tune sweeps at 2 and 4 ranks (single copy
+  // 5-200% slower: its reads pin pages and go through the kernel in 128 KiB units, while a
+  // staged chunk stays in cache; docs/PERFORMANCE.md, "Windows that fit the cache"). It
+  // stays available by name and to the model.
+  if (has_windows && nranks > 1 && (kind == CollKind::kBroadcast || kind == CollKind::kReduce) &&
+      bytes <= cfg_.small_bytes / 64) {
+    // Tiny broadcast and reduce: the tree's messages go without a handshake, the root
+    // returns as soon as they are queued and no rank waits for all the others, where a
+    // window algorithm holds a barrier of all n: measured 0.8-1.4 us against 0.8-1.2 us at
+    // 2 ranks and 12-16 us at 4 on 2 processors up to 512 B; from 4 KiB the windows won.
+    return choice(*find(kind, "tree"), caps);
   }
   if (kind == CollKind::kAllReduce) {
     // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.

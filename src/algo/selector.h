@@ -40,10 +40,6 @@ struct SelectorConfig {
   // CHORUS_ALGO syntax: "ring", "all_reduce:rhd,broadcast:tree", with optional size ranges
   // "all_reduce:shm@0-64K,single_copy@64K-" (docs/ALGORITHMS.md, "Overriding").
   std::string override_spec;
-  // Processors of the host (the same on every rank of it; 0 = unknown, taken as many).
-  // Single-copy reads spend the reader's CPU in the kernel: some collectives use them
-  // only while the ranks do not outnumber the processors.
-  int host_cpus = 0;
   // The host's cost-model parameters, agreed by every rank (core/tuning.cc).
   CostParams cost{};
   // CHORUS_COST_MODEL: which collectives the model chooses for on one host with shared

@@ -135,7 +135,6 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   if (!store) return invalid_argument("store must not be null");
   algo::SelectorConfig sel_cfg;
   sel_cfg.small_bytes = cfg.small_bytes;
-  sel_cfg.host_cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   sel_cfg.override_spec = cfg.algo;
   sel_cfg.model_spec = cfg.cost_model;
   // Checks CHORUS_ALGO and CHORUS_COST_MODEL before any rendezvous; rebuilt below with
