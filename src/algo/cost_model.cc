@@ -145,10 +145,13 @@ double all_reduce(const Ctx& c, std::string_view a, double s) {
     t.add(Step{2.0 * extra, double(extra), s, 0, 0, 0, s});
   }
   if (a == "rd") return t.add(Step{double(p2), double(p2), 2 * s, double(p2), s, s, s}, log2_up(p2)).us();
-  if (a == "rhd") {  // halving exchanges of s/2, s/4, ..., then doubling back
-    for (double part = s / 2; part >= s / p2; part /= 2)
+  if (a == "rhd") {  // halving exchanges of s/2, s/4, ..., s/p2, then doubling back
+    double part = s;
+    for (int i = 0; i < static_cast<int>(log2_up(p2)); ++i) {
+      part /= 2;
       t.add(Step{double(p2), double(p2), 2 * part, double(p2), part, s, part})
           .add(Step{double(p2), double(p2), 2 * part, 0, 0, 0, part});
+    }
     return t.us();
   }
   return -1;
@@ -202,8 +205,11 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     if (a == "rh") {  // a power of two of ranks: log2(n) exchanges of halving ranges
       if ((n & (n - 1)) != 0) return -1;
       MsgTime t(c);
-      for (double part = all / 2; part >= s; part /= 2)
+      double part = all;
+      for (int i = 0; i < static_cast<int>(log2_up(n)); ++i) {
+        part /= 2;
         t.add(Step{double(n), double(n), 2 * part, double(n), part, all, part});
+      }
       return t.us();
     }
     return -1;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "algo/selector.h"
 
 namespace chorus::algo {
@@ -55,6 +57,22 @@ TEST(CostModel, NoFormulaIsNegative) {
   EXPECT_LT(predict_us(p, CollKind::kAllToAllV, "pairwise", 1024, 4, kShm), 0);
   EXPECT_LT(predict_us(p, CollKind::kAllReduce, "nonsense", 1024, 4, kShm), 0);
   EXPECT_GT(predict_us(p, CollKind::kAllReduce, "ring", 1024, 1, kShm), 0);
+}
+
+// Every formula terminates and is finite for an empty message and odd rank counts.
+TEST(CostModel, EmptyAndOddRankCounts) {
+  CostParams p = params(2);
+  p.net_measured = true;
+  for (const char* a : {"ring", "rd", "rhd", "tree", "shm", "shm_direct", "single_copy"})
+    for (int n : {2, 3, 5, 8})
+      for (std::size_t bytes : {std::size_t(0), std::size_t(4096)}) {
+        const double t = predict_us(p, CollKind::kAllReduce, a, bytes, n, kTcp);
+        EXPECT_TRUE(std::isfinite(t) && t > 0) << a << " n=" << n << " bytes=" << bytes;
+      }
+  for (int n : {2, 4, 8}) {
+    EXPECT_GT(predict_us(p, CollKind::kReduceScatter, "rh", 0, n, kTcp), 0);
+    EXPECT_GT(predict_us(p, CollKind::kBroadcast, "tree", 0, n, kTcp), 0);
+  }
 }
 
 TEST(CostModel, GrowsWithSize) {
