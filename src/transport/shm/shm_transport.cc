@@ -111,7 +111,7 @@ namespace {
 // a fault-like trap of several microseconds on virtual machines with shadow page tables
 // even when the kernel has populated it (MADV_POPULATE_WRITE, Segment): measured here,
 // the first use of each window half after set-up took ~1 ms at 256 KiB against ~25 us
-// later (docs/PERFORMANCE.md, "Windows that fit the cache").
+// later (docs/PERFORMANCE.md, "The first use of a window half").
 void touch_windows(const Segment& seg, int rank, int n) {
   const std::size_t bytes = seg.window_bytes();
   if (bytes == 0) return;
