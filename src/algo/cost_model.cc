@@ -144,7 +144,8 @@ double all_reduce(const Ctx& c, std::string_view a, double s) {
     t.add(Step{2.0 * extra, double(extra), s, double(extra), s, s, s});
     t.add(Step{2.0 * extra, double(extra), s, 0, 0, 0, s});
   }
-  if (a == "rd") return t.add(Step{double(p2), double(p2), 2 * s, double(p2), s, s, s}, log2_up(p2)).us();
+  if (a == "rd")
+    return t.add(Step{double(p2), double(p2), 2 * s, double(p2), s, s, s}, log2_up(p2)).us();
   if (a == "rhd") {  // halving exchanges of s/2, s/4, ..., s/p2, then doubling back
     double part = s;
     for (int i = 0; i < static_cast<int>(log2_up(p2)); ++i) {
@@ -216,7 +217,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   }
   if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + c.copy(all, all);
   if (a == "single_copy") return 2 * c.barrier() + c.peer_read((n - 1) * s, n - 1);
-  if (a == "pairwise") return MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
+  if (a == "pairwise")
+    return MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
   return -1;
 }
 
@@ -253,8 +255,8 @@ std::string to_text(const CostParams& p) {
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;copy_bw_cache=%.9g;"
                 "copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;peer_read_bw=%.9g;"
-                "peer_read_us=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;measured=%d;"
-                "net_measured=%d",
+                "peer_read_us=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
+                "measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.net_sync_us, p.net_bw, p.copy_bw_cache, p.copy_bw_mem,
                 p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw, p.peer_read_us,
                 p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,

@@ -125,7 +125,8 @@ Choice Selector::rules(CollKind kind, std::size_t bytes, int nranks,
     if (bytes <= cfg_.small_bytes && nranks > 1)
       name = rd_fits(bytes, nranks, cfg_.small_bytes) ? "rd" : "rhd";
     if (has_windows && nranks > 1)
-      name = bytes * static_cast<std::size_t>(nranks - 1) < cfg_.small_bytes / 2 ? "shm" : "shm_direct";
+      name = bytes * static_cast<std::size_t>(nranks - 1) < cfg_.small_bytes / 2 ? "shm"
+                                                                                  : "shm_direct";
     const TableEntry* e = find(kind, name);
     return choice(*e, caps);
   }

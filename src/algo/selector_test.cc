@@ -32,7 +32,8 @@ TEST(Selector, SingleCopyChoices) {
   for (CollKind k : {CollKind::kAllReduce, CollKind::kBroadcast, CollKind::kAllGather,
                      CollKind::kReduceScatter, CollKind::kAllToAll})
     for (int n : {2, 4, 8})
-      for (std::size_t bytes : {std::size_t(32) << 10, std::size_t(512) << 10, std::size_t(8) << 20})
+      for (std::size_t bytes : {std::size_t(32) << 10, std::size_t(512) << 10,
+                                std::size_t(8) << 20})
         EXPECT_STRNE(s.choose(k, bytes, n, true, true).name, "single_copy") << to_string(k) << n;
   EXPECT_STREQ(s.choose(CollKind::kReduce, 8 << 20, 2, true, true).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 8 << 20, 2, true, true).name, "pairwise");

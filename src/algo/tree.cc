@@ -144,11 +144,12 @@ Status tree_all_reduce(transport::Transport& t, const CollArgs& a) {
   char* out = static_cast<char*>(a.recv);
   const std::vector<int> kids = n > 1 ? tree_children(r, 0, n) : std::vector<int>{};
   std::vector<RequestPtr> recvs, sends;
+  auto tag = [&](std::size_t c) { return a.tag(bstep + static_cast<std::uint32_t>(c)); };
   auto forward = [&](std::size_t c) -> Status {
     const Block k = ch.chunk(a.count, c);
     for (int kid : kids) {
-      CHORUS_ASSIGN_OR_RETURN(RequestPtr s, t.post_send(kid, a.tag(bstep + static_cast<std::uint32_t>(c)),
-                                                        out + k.offset * esz, k.count * esz));
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr s,
+                              t.post_send(kid, tag(c), out + k.offset * esz, k.count * esz));
       sends.push_back(std::move(s));
     }
     return Status();
@@ -157,12 +158,14 @@ Status tree_all_reduce(transport::Transport& t, const CollArgs& a) {
     const int parent = tree_parent(r, 0, n);
     for (std::size_t c = 0; c < nch; ++c) {
       const Block k = ch.chunk(a.count, c);
-      CHORUS_ASSIGN_OR_RETURN(RequestPtr q, t.post_recv(parent, a.tag(bstep + static_cast<std::uint32_t>(c)),
-                                                        out + k.offset * esz, k.count * esz));
+      CHORUS_ASSIGN_OR_RETURN(RequestPtr q,
+                              t.post_recv(parent, tag(c), out + k.offset * esz, k.count * esz));
       recvs.push_back(std::move(q));
     }
   }
-  CHORUS_RETURN_IF_ERROR(reduce_impl(t, b, 0, r == 0 ? std::function<Status(std::size_t)>(forward) : nullptr));
+  const std::function<Status(std::size_t)> at_root =
+      r == 0 ? std::function<Status(std::size_t)>(forward) : nullptr;
+  CHORUS_RETURN_IF_ERROR(reduce_impl(t, b, 0, at_root));
   for (std::size_t c = 0; c < recvs.size(); ++c) {
     CHORUS_RETURN_IF_ERROR(transport::wait_one(t, recvs[c].get(), a.deadline));
     CHORUS_RETURN_IF_ERROR(forward(c));

@@ -120,8 +120,10 @@ void touch_windows(const Segment& seg, int rank, int n) {
   for (int r = 0; r < n; ++r) {
     if (r == rank) continue;
     auto* w = static_cast<char*>(seg.window(r));  // only read: its owner may be zeroing it
-    for (std::size_t off = 0; off < bytes; off += 4096)
-      sum += static_cast<unsigned char>(std::atomic_ref<char>(w[off]).load(std::memory_order_relaxed));
+    for (std::size_t off = 0; off < bytes; off += 4096) {
+      const char v = std::atomic_ref<char>(w[off]).load(std::memory_order_relaxed);
+      sum += static_cast<unsigned char>(v);
+    }
   }
   [[maybe_unused]] volatile unsigned sink = sum;
 }
