@@ -42,9 +42,10 @@ struct SelectorConfig {
   std::string override_spec;
   // The host's cost-model parameters, agreed by every rank (core/tuning.cc).
   CostParams cost{};
-  // CHORUS_COST_MODEL: which collectives the model chooses for on one host with shared
-  // windows: "auto" (those where a sweep showed it at least as good as the rules,
-  // docs/ALGORITHMS.md), "all", "none", or a comma-separated list of collectives.
+  // CHORUS_COST_MODEL: which collectives the model chooses for on one host (with shared
+  // windows, or over TCP alone once the probe measured it): "auto" (per medium, those
+  // where a sweep showed it at least as good as the rules, docs/ALGORITHMS.md), "all",
+  // "none", or a comma-separated list of collectives (then for both media).
   std::string model_spec{};  // "" = auto, the table's default
   // The tuning table (chorus-tune --write, CHORUS_TUNING_TABLE): ahead of the model.
   struct TableRow {

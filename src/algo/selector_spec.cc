@@ -20,7 +20,8 @@ namespace {
 // as many cells as the rules (docs/PERFORMANCE.md, "Cost model" and "Windows that fit the
 // cache"); the others keep the rules. Sweeps of 2026-12-02 (AMD EPYC, 2 vCPUs, 2 and 4
 // ranks, 3 rounds each):
-// - with shared windows (11:40 UTC, windows sized to L2): all_gather and reduce_scatter;
+// - with shared windows (11:33-11:55 UTC, windows of half the L2): all_gather and
+//   reduce_scatter;
 //   all_reduce went to the rules (the model ranked one-shot `shm` above `shm_direct`
 //   from 32 KiB at 2 ranks, 13-34% slower measured), broadcast and all_to_all lost
 //   earlier (05:03 UTC), reduce and barrier have one window algorithm;
