@@ -33,21 +33,6 @@ std::uint64_t windows_offset(int n, std::uint64_t ring_bytes) {
   return page_up(rings_offset(n) + u * (u > 0 ? u - 1 : 0) * ring_span(ring_bytes));
 }
 
-// Maps the windows' page tables in now, writable (the pages themselves are allocated by
-// the first rank to do so): a window's first use would otherwise take a page fault per
-// 4 KiB page, at a few microseconds each on a virtual machine, inside the first few
-// operations' time. The rings stay sparse (n(n-1) of them: touched as they are used).
-// A hint: kernels without MADV_POPULATE_WRITE (before 5.14) fault the pages in on use.
-void populate_windows(void* base, int n, std::uint64_t ring_bytes, std::uint64_t window_bytes) {
-#ifdef MADV_POPULATE_WRITE
-  if (window_bytes == 0) return;
-  ::madvise(static_cast<std::uint8_t*>(base) + windows_offset(n, ring_bytes),
-            static_cast<std::uint64_t>(n) * page_up(window_bytes), MADV_POPULATE_WRITE);
-#else
-  (void)base, (void)n, (void)ring_bytes, (void)window_bytes;
-#endif
-}
-
 Result<void*> map_fd(int fd, std::size_t bytes, const std::string& name) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return io_error("mmap of shared-memory segment " + name, errno);
@@ -112,7 +97,6 @@ Result<Segment> Segment::create(const std::string& name, int nranks, std::uint64
   seg.hdr_->window_bytes = window_bytes;
   std::atomic_thread_fence(std::memory_order_release);
   seg.hdr_->magic = kSegmentMagic;
-  populate_windows(seg.base_, nranks, ring_bytes, window_bytes);
   return seg;
 }
 
@@ -133,7 +117,6 @@ Result<Segment> Segment::open(const std::string& name, int nranks, std::uint64_t
       size_for(nranks, h.ring_bytes, h.window_bytes) != bytes)
     return Status(ErrorCode::kIo, str_printf("shared-memory segment %s is not this job's (magic, "
                                              "version, token, ranks or size differ)", name.c_str()));
-  populate_windows(seg.base_, nranks, h.ring_bytes, h.window_bytes);
   return seg;
 }
 

@@ -108,8 +108,9 @@ namespace {
 // Touches every page of the windows this rank will use before the first operation: its
 // own (written: the pages are still zero, and no peer reads a window before set-up ends)
 // and its peers' (read, one byte per page). The first access of a process to a page costs
-// a fault-like trap of several microseconds on virtual machines with shadow page tables
-// even when the kernel has populated it (MADV_POPULATE_WRITE, Segment): measured here,
+// a page fault, and on virtual machines with shadow page tables a trap to the hypervisor
+// that happens even when the kernel has populated the page (MADV_POPULATE_WRITE, tried
+// and not enough): measured here,
 // the first use of each window half after set-up took ~1 ms at 256 KiB against ~25 us
 // later (docs/PERFORMANCE.md, "The first use of a window half").
 void touch_windows(const Segment& seg, int rank, int n) {
