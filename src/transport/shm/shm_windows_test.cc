@@ -2,6 +2,7 @@
 // window, barriers order the writes, and a barrier never hangs: a killed peer gives
 // kPeerLost, a missing one kTimeout, an abort its code.
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -46,6 +47,19 @@ TEST_P(Windows, EveryRankSeesEveryWindowAfterABarrier) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, Windows, ::testing::Values(1, 2, 3, 8));
+
+// The default window is derived from this host's L2 cache: half of it, within
+// [256 KiB, 4 MiB], whole pages, and what ShmOptions starts from.
+TEST(WindowSize, HalfTheL2WithinBounds) {
+  const std::size_t w = window_bytes_for_host();
+  EXPECT_GE(w, std::size_t(256) << 10);
+  EXPECT_LE(w, std::size_t(4) << 20);
+  EXPECT_EQ(w % 4096, 0u);
+  const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 >= (512 << 10) && l2 <= (8 << 20))
+    EXPECT_EQ(w, (static_cast<std::size_t>(l2) / 2) & ~std::size_t{4095});
+  EXPECT_EQ(ShmOptions{}.window_bytes, w);
+}
 
 TEST(WindowsOff, NoWindowsWhenSizedZero) {
   World w(2);
