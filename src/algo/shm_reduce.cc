@@ -3,6 +3,8 @@
 //   all_reduce ("shm", one shot): every rank copies the chunk into its window; after the
 //     barrier every rank reduces the whole chunk across all windows, in rank order, into
 //     its recv buffer. Same order, same kernel on every rank: the same bits everywhere.
+//     A message that fits the transport's mailboxes (SharedWindows::exchange, ~1 KB) goes
+//     through them instead: one cache-line hand-off per peer carries payload and arrival.
 //   reduce: the same, but only the root reduces.
 //   reduce_scatter: every rank copies chunk c of each of its n blocks into its window;
 //     after the barrier rank r reduces sub-chunk r across all windows into its recv.
@@ -26,11 +28,25 @@ void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::si
 
 namespace {
 
+// One shot through the mailboxes: the payload rides with the word the peers wait on.
+Status one_shot_mailbox(transport::SharedWindows& w, const CollArgs& a, int n, bool reduces) {
+  const std::size_t bytes = a.count * elem_bytes(a);
+  CHORUS_RETURN_IF_ERROR(w.exchange(a.send, bytes, a.tag(0), a.deadline));
+  if (!reduces) return Status::ok();
+  auto* dst = static_cast<char*>(a.recv);
+  kernels::reduce(dst, w.mailbox(0), w.mailbox(1), a.count, a.dtype, a.op);
+  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, w.mailbox(j), a.count, a.dtype, a.op);
+  kernels::finalize(dst, a.count, a.dtype, a.op, n);
+  return Status::ok();
+}
+
 // all_reduce (all ranks reduce) and reduce (`root` only; -1 = all).
 Status one_shot(transport::SharedWindows& w, transport::Transport& t, const CollArgs& a,
                 int reducer) {
   const int n = t.size(), r = t.rank();
   const std::size_t esz = elem_bytes(a);
+  if (a.count * esz <= w.mailbox_bytes())
+    return one_shot_mailbox(w, a, n, reducer < 0 || reducer == r);
   const std::size_t chunk = window_half_bytes(w) / esz;
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);

@@ -21,7 +21,7 @@ Status CommImpl::run(op::CollKind kind, op::CollArgs args, const char* label) {
   sync_default_stream();
   IssuedOp op;
   CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &op));
-  Status s = execute(op);
+  Status s = execute(op, op.issue_ns);
   retire();
   return s;
 }
@@ -80,8 +80,8 @@ Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
   id.bytes = args.count * dtype_size(args.dtype);
   op.stream_label = streams_[stream]->label();
   id.stream = op.stream_label;
-  op.rec = recorder_->issue(id);
-  if (observe_) op.issue_ns = diag::steady_now_ns();
+  op.issue_ns = diag::steady_now_ns();
+  op.rec = recorder_->issue(id, op.issue_ns);
   if (!in_group()) choose(op);  // a group chooses at its end, after fusing
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
@@ -146,12 +146,14 @@ Status CommImpl::drop(IssuedOp& op, Status why) {
   return why;
 }
 
-Status CommImpl::execute(IssuedOp& op) {
+Status CommImpl::execute(IssuedOp& op, std::int64_t start_ns) {
   if (op.p2p) return execute_p2p(op);
   const std::uint64_t seq = op.args.seq;
   Status refused = failure_.refuse(op.name, seq);
   if (!refused.is_ok()) return drop(op, std::move(refused));
-  op.args.deadline = Deadline::after(op.timeout);
+  if (start_ns == 0) start_ns = diag::steady_now_ns();
+  op.args.deadline = Deadline::after(
+      op.timeout, Deadline::Clock::time_point(std::chrono::nanoseconds(start_ns)));
   op.args.sig = order_flag(op.args.sig);
   if (op.ticket >= 0) {
     const auto turn = tickets_.wait_turn(static_cast<std::uint64_t>(op.ticket), op.args.deadline);
@@ -169,7 +171,7 @@ Status CommImpl::execute(IssuedOp& op) {
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s stream %s", op.name,
              static_cast<unsigned long long>(seq), op.args.count,
              chorus::to_string(op.args.dtype), op.choice.name, op.stream_label);
-  recorder_->start(op.rec, op.choice.name);
+  recorder_->start(op.rec, op.choice.name, start_ns);
   if (observe_) observe_->start(op);
   Status s = op.choice.fn(*transport_, op.args);
   // An abort learnt while the operation ran ends it on this rank too, even when every

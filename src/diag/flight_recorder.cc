@@ -84,7 +84,8 @@ std::string this_host() {
 }
 
 FlightRecorder::FlightRecorder(std::size_t capacity, std::uint32_t comm, int rank, int size)
-    : comm_(comm), rank_(rank), size_(size), ring_(capacity) {}
+    : comm_(comm), rank_(rank), size_(size), ring_(capacity),
+      wall_minus_steady_(wall_now_ns() - steady_now_ns()) {}
 
 FlightEntry* FlightRecorder::slot(std::uint64_t id) {
   if (ring_.empty() || id == 0) return nullptr;
@@ -92,8 +93,8 @@ FlightEntry* FlightRecorder::slot(std::uint64_t id) {
   return e.id == id ? &e : nullptr;
 }
 
-std::uint64_t FlightRecorder::issue(const OpIdentity& op) {
-  const std::int64_t now = steady_now_ns(), wall = wall_now_ns();
+std::uint64_t FlightRecorder::issue(const OpIdentity& op, std::int64_t now) {
+  const std::int64_t wall = now + wall_minus_steady_;
   std::lock_guard<std::mutex> g(mu_);
   const std::uint64_t id = next_id_++;
   if (!ring_.empty()) {
@@ -115,8 +116,7 @@ std::uint64_t FlightRecorder::issue(const OpIdentity& op) {
   return id;
 }
 
-void FlightRecorder::start(std::uint64_t id, const char* algo) {
-  const std::int64_t now = steady_now_ns();
+void FlightRecorder::start(std::uint64_t id, const char* algo, std::int64_t now) {
   std::lock_guard<std::mutex> g(mu_);
   if (FlightEntry* e = slot(id)) {
     e->algo = algo;

@@ -17,6 +17,13 @@ Status SharedWindows::read_peer(int rank, const void*, void*, std::size_t) {
                 str_printf("read_peer(rank %d): this transport offers no single-copy reads", rank));
 }
 
+Status SharedWindows::exchange(const void*, std::size_t bytes, const Tag&, Deadline) {
+  return Status(ErrorCode::kInternal,
+                str_printf("exchange(%zu bytes): this transport offers no mailboxes", bytes));
+}
+
+const void* SharedWindows::mailbox(int) const { return nullptr; }
+
 Status SharedWindows::write_peer(int rank, const void*, void*, std::size_t) {
   return Status(ErrorCode::kInternal,
                 str_printf("write_peer(rank %d): this transport offers no single-copy writes", rank));

@@ -103,6 +103,20 @@ class SharedWindows {
   // which half of a window is free from it).
   virtual std::uint64_t barriers() const = 0;
 
+  // Optional mailboxes for small messages: a few cache lines per rank that carry the
+  // payload together with the word peers wait on, so a small exchange costs one cache-line
+  // hand-off per peer instead of a window barrier plus the reads of the windows.
+  // mailbox_bytes() is the most one exchange carries per rank (0: no mailboxes, the default).
+  virtual std::size_t mailbox_bytes() const { return 0; }
+  // Publishes `bytes` (<= mailbox_bytes()) at `data` in this rank's mailbox and waits until
+  // every rank has published for the same exchange (the n-th call of each rank). Fails like
+  // barrier(); kDesync when a rank published for another operation than `tag`'s.
+  virtual Status exchange(const void* data, std::size_t bytes, const Tag& tag, Deadline deadline);
+  // What rank `rank` published in the last exchange, readable until this rank's next
+  // exchange call (a rank writes a mailbox again only after every rank has entered the
+  // exchange after the one it was read for). REQUIRES: mailbox_bytes() > 0.
+  virtual const void* mailbox(int rank) const;
+
   // Optional single copy: true when every rank can read any other rank's process memory
   // (the same answer on every rank, agreed at set-up; false by default).
   virtual bool single_copy() const { return false; }

@@ -10,9 +10,11 @@ class Deadline {
   using Clock = std::chrono::steady_clock;
   // A deadline that never passes.
   static Deadline never() { return Deadline(Clock::time_point::max()); }
-  static Deadline after(std::chrono::milliseconds d) {
-    if (d.count() <= 0) return Deadline(Clock::now());
-    return Deadline(Clock::now() + d);
+  static Deadline after(std::chrono::milliseconds d) { return after(d, Clock::now()); }
+  // `d` after `from` (a reading of Clock the caller already has).
+  static Deadline after(std::chrono::milliseconds d, Clock::time_point from) {
+    if (d.count() <= 0) return Deadline(from);
+    return Deadline(from + d);
   }
   explicit Deadline(Clock::time_point t) : at_(t) {}
   Deadline() : at_(Clock::time_point::max()) {}

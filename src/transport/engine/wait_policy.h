@@ -53,6 +53,11 @@ class WaitPolicy {
   explicit WaitPolicy(const Config& c);
 
   bool busy_enabled() const { return max_ns_ > 0; }
+  // Whether a wait may start with busy polling at all (no clock, no load sample): false
+  // when busy waiting is off or this host runs more ranks than cores.
+  bool may_spin() const {
+    return busy_enabled() && spin_ns_ > 0 && !((watch_load_ || spin_when_idle_) && oversubscribed_);
+  }
   std::int64_t budget_ns() const { return cur_ns_; }
   bool restarts_on_progress() const { return restart_; }
 

@@ -73,6 +73,10 @@ class Engine final : public engine::Engine {
   int peer_name(int r) const { return peers_[r].name; }
   const std::string& peer_address(int r) const { return peers_[r].address; }
   Status window_barrier(const transport::Tag& tag, Deadline deadline);
+  // Small-message mailboxes (windows.cc): see transport::SharedWindows::exchange.
+  Status mailbox_exchange(const void* data, std::size_t bytes, const transport::Tag& tag,
+                          Deadline deadline);
+  const void* mailbox(int rank) const;
   // The status for a failed single-copy read of `rank`'s memory (windows.cc): a dying
   // process loses its memory (EFAULT) a moment before it is gone, so this waits up to a
   // second for the peer to be seen lost or an abort, and returns `read_error` otherwise.
@@ -99,9 +103,38 @@ class Engine final : public engine::Engine {
   const transport::Tag* parked(const engine::PeerState& p) const override;
   Status after_block(std::span<Op* const> ops) override;
   Status held_elsewhere(const transport::Tag& tag) const override;
-  // kDesync when a peer waits at a shared-window barrier this rank has yet to reach, for
-  // tag's seq under another signature (it issued a different operation).
-  Status window_claim(const transport::Tag& tag) const;
+  // The two synchronisation points of the slots: window barriers and mailbox exchanges.
+  enum class Sync : std::uint8_t { kWindows, kMailbox };
+  struct Claim {
+    std::uint64_t seq, sig;
+  };
+  static const char* sync_name(Sync kind) {
+    return kind == Sync::kWindows ? "shared-window barrier" : "mailbox exchange";
+  }
+  // How far slot `s` got: window barriers reached, or the exchange in the mailbox
+  // exchange `target` uses (>= target once that rank published for it).
+  static std::uint64_t arrived(const RankSlot& s, Sync kind, std::uint64_t target) {
+    return kind == Sync::kWindows ? s.win_arrived.load(std::memory_order_acquire)
+                                  : s.mailbox[target % 2].stamp.load(std::memory_order_acquire);
+  }
+  // The operation slot `s` arrived at point `target` for.
+  static Claim claim(const RankSlot& s, Sync kind, std::uint64_t target) {
+    if (kind == Sync::kWindows)
+      return {s.win_seq[target % 2].load(std::memory_order_relaxed),
+              s.win_sig[target % 2].load(std::memory_order_relaxed)};
+    return {s.mailbox[target % 2].seq.load(std::memory_order_relaxed),
+            s.mailbox[target % 2].sig.load(std::memory_order_relaxed)};
+  }
+  // kDesync when a peer waits at a shared-window barrier (`windows`) or a mailbox exchange
+  // (`mailboxes`) this rank has yet to reach, for tag's seq under another signature (it
+  // issued a different operation).
+  Status claims(const transport::Tag& tag, bool windows, bool mailboxes) const;
+  // Publishes nothing; waits until every rank arrived at point `target` (windows.cc).
+  Status wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
+                       Deadline deadline);
+  // Every rank arrived at `target`: kDesync unless for `tag`'s operation, or the failure
+  // of a rank that aborted there.
+  Status agreed(Sync kind, std::uint64_t target, const transport::Tag& tag);
 
   static Peer& of(engine::PeerState& p) { return static_cast<Peer&>(p); }
   // Rings rank r's doorbell (and its bell when it watches it).
@@ -117,9 +150,9 @@ class Engine final : public engine::Engine {
   bool progress_all();
   void check_peers();
   // windows.cc: the first rank behind `target` that can never arrive (lost or aborted).
-  Status window_failure(std::uint64_t target);
-  // windows.cc: kDesync unless every rank arrived at barrier `target` for `tag`'s op.
-  Status window_agreement(const transport::Tag& tag, std::uint64_t target) const;
+  Status sync_failure(Sync kind, std::uint64_t target);
+  // windows.cc: kDesync unless every rank arrived at point `target` for `tag`'s op.
+  Status sync_agreement(Sync kind, const transport::Tag& tag, std::uint64_t target) const;
 
   const std::size_t copy_out_bytes_;
   Segment seg_;
@@ -129,6 +162,7 @@ class Engine final : public engine::Engine {
   std::atomic<int> bell_watchers_{0};
   std::int64_t next_liveness_ns_ = 0;
   std::atomic<std::uint64_t> win_count_{0};  // shared-window barriers reached
+  std::atomic<std::uint64_t> mb_count_{0};   // mailbox exchanges completed
   engine::WaitPolicy::Config win_wait_;         // how a window barrier waits
 };
 

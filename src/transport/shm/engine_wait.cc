@@ -39,34 +39,41 @@ bool Engine::progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool 
 Status Engine::after_block(std::span<Op* const> ops) {
   for (Op* op : ops) {
     if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
-    CHORUS_RETURN_IF_ERROR(window_claim(op->tag));
+    CHORUS_RETURN_IF_ERROR(claims(op->tag, true, true));
   }
   return Status::ok();
 }
 
-Status Engine::held_elsewhere(const transport::Tag& tag) const { return window_claim(tag); }
+Status Engine::held_elsewhere(const transport::Tag& tag) const { return claims(tag, true, true); }
 
-Status Engine::window_claim(const transport::Tag& tag) const {
+Status Engine::claims(const transport::Tag& tag, bool windows, bool mailboxes) const {
   // Point-to-point seqs count per pair: they name no collective a barrier could be in.
   if ((tag.sig & transport::kSigPerPeer) != 0) return Status::ok();
-  const std::uint64_t mine = win_count_.load(std::memory_order_relaxed);
+  const std::uint64_t win_mine = win_count_.load(std::memory_order_relaxed);
+  const std::uint64_t mb_mine = mb_count_.load(std::memory_order_relaxed);
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
     const RankSlot& slot = seg_.slot(r);
-    const std::uint64_t at = slot.win_arrived.load(std::memory_order_acquire);
-    if (at <= mine) continue;  // not waiting at a barrier this rank has yet to reach
-    const std::uint64_t seq = slot.win_seq[at % 2].load(std::memory_order_relaxed);
-    const std::uint64_t sig = slot.win_sig[at % 2].load(std::memory_order_relaxed);
-    if (tag.seq != seq || !transport::signatures_differ(tag.sig, sig)) continue;
-    const Peer& p = peers_[r];
-    return Status(ErrorCode::kDesync,
-                  str_printf("rank %d waits for %s seq %llu, but peer rank %d (%s) is in %s "
-                             "seq %llu at a shared-window barrier: the ranks issued different "
-                             "operations",
-                             name(), describe(tag.sig).c_str(),
-                             static_cast<unsigned long long>(seq), p.name, p.address.c_str(),
-                             describe(sig).c_str(), static_cast<unsigned long long>(seq)),
-                  p.name, static_cast<std::int64_t>(seq));
+    for (const Sync kind : {Sync::kWindows, Sync::kMailbox}) {
+      if (!(kind == Sync::kWindows ? windows : mailboxes)) continue;
+      // The point the peer reached last; one this rank has yet to reach means it waits there.
+      const std::uint64_t at =
+          kind == Sync::kWindows
+              ? slot.win_arrived.load(std::memory_order_acquire)
+              : std::max(arrived(slot, kind, 0), arrived(slot, kind, 1));
+      if (at <= (kind == Sync::kWindows ? win_mine : mb_mine)) continue;
+      const Claim c = claim(slot, kind, at);
+      if (tag.seq != c.seq || !transport::signatures_differ(tag.sig, c.sig)) continue;
+      const Peer& p = peers_[r];
+      return Status(ErrorCode::kDesync,
+                    str_printf("rank %d waits for %s seq %llu, but peer rank %d (%s) is in %s "
+                               "seq %llu at a %s: the ranks issued different operations",
+                               name(), describe(tag.sig).c_str(),
+                               static_cast<unsigned long long>(c.seq), p.name, p.address.c_str(),
+                               describe(c.sig).c_str(), static_cast<unsigned long long>(c.seq),
+                               sync_name(kind)),
+                    p.name, static_cast<std::int64_t>(c.seq));
+    }
   }
   return Status::ok();
 }

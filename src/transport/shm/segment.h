@@ -13,11 +13,24 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 5;
+inline constexpr std::uint32_t kSegmentVersion = 6;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
 enum RankState : std::uint32_t { kUnattached = 0, kAlive = 1, kDeparted = 2, kAborted = 3 };
+
+// One half of a rank's mailbox (RankSlot::mailbox, transport::SharedWindows::exchange):
+// the exchange it holds (the word peers wait on, stored last), the operation it was
+// published for (seq and signature, for desync checks), then the payload, so that a small
+// payload travels in the same cache line as the word that announces it.
+inline constexpr std::size_t kMailboxLines = 16;
+struct alignas(64) Mailbox {
+  std::atomic<std::uint64_t> stamp{0};
+  std::atomic<std::uint64_t> seq{0};
+  std::atomic<std::uint64_t> sig{0};
+  unsigned char data[kMailboxLines * 64 - 3 * sizeof(std::uint64_t)];
+};
+static_assert(sizeof(Mailbox) == kMailboxLines * 64);
 
 // Per-rank words, each on its own cache lines.
 struct alignas(64) RankSlot {
@@ -43,6 +56,8 @@ struct alignas(64) RankSlot {
   // Where this rank's process maps the segment (its own address space): a peer reading
   // the segment magic there with process_vm_readv proves single-copy reads work.
   std::atomic<std::uint64_t> map_addr{0};
+  // Small-message mailboxes: exchange e uses mailbox[e % 2].
+  Mailbox mailbox[2];
 };
 
 struct alignas(64) SegmentHeader {

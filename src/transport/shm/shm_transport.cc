@@ -27,6 +27,16 @@ class ShmWindows final : public transport::SharedWindows {
     return engine_->window_barrier(tag, deadline);
   }
   std::uint64_t barriers() const override { return engine_->window_barriers(); }
+  std::size_t mailbox_bytes() const override { return sizeof(Mailbox::data); }
+  Status exchange(const void* data, std::size_t bytes, const transport::Tag& tag,
+                  Deadline deadline) override {
+    if (bytes > mailbox_bytes())
+      return Status(ErrorCode::kInternal,
+                    str_printf("exchange of %zu bytes: a mailbox holds %zu", bytes,
+                               mailbox_bytes()));
+    return engine_->mailbox_exchange(data, bytes, tag, deadline);
+  }
+  const void* mailbox(int rank) const override { return engine_->mailbox(rank); }
   bool single_copy() const override { return single_copy_; }
   Status read_peer(int rank, const void* remote, void* local, std::size_t bytes) override {
     return with_peer(rank, [&](pid_t pid, int name, const std::string& address) {

@@ -1,6 +1,7 @@
-// Shared windows of the shm transport over real processes: every rank sees every
-// window, barriers order the writes, and a barrier never hangs: a killed peer gives
-// kPeerLost, a missing one kTimeout, an abort its code.
+// Shared windows and mailboxes of the shm transport over real processes: every rank sees
+// every window and every mailbox, barriers and exchanges order the writes, and neither
+// ever hangs: a killed peer gives kPeerLost, a missing one kTimeout, an abort its code, a
+// peer in another operation kDesync.
 #include <signal.h>
 #include <unistd.h>
 
@@ -56,8 +57,9 @@ TEST(WindowSize, HalfTheL2WithinBounds) {
   EXPECT_LE(w, std::size_t(4) << 20);
   EXPECT_EQ(w % 4096, 0u);
   const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (l2 >= (512 << 10) && l2 <= (8 << 20))
+  if (l2 >= (512 << 10) && l2 <= (8 << 20)) {
     EXPECT_EQ(w, (static_cast<std::size_t>(l2) / 2) & ~std::size_t{4095});
+  }
   EXPECT_EQ(ShmOptions{}.window_bytes, w);
 }
 
@@ -122,6 +124,126 @@ TEST(WindowsFailure, AbortByAPeerEndsTheBarrier) {
       return;
     }
     Status st = win->barrier(Tag{1, 4, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.code() == ErrorCode::kAborted && contains(st, "test abort"), "%s",
+              st.to_string().c_str());
+  }));
+}
+
+class Mailboxes : public ::testing::TestWithParam<int> {};
+
+// Payloads of every length up to the capacity, from every rank, read by every rank after
+// each exchange, with window barriers in between (the two kinds count separately), and a
+// rank that comes late now and then (its peers have gone to sleep on their doorbells).
+TEST_P(Mailboxes, EveryRankSeesEveryPayloadOfEveryLength) {
+  World w(GetParam());
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    SHM_CHECK(win != nullptr, "no shared windows");
+    const std::size_t cap = win->mailbox_bytes();
+    SHM_CHECK(cap >= 512, "mailbox_bytes() = %zu", cap);
+    std::uint64_t seq = 0;
+    for (std::size_t len = 0; len <= cap; len += len < 64 ? 1 : 37) {
+      ++seq;
+      if (rank == 0 && seq % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      auto mine = pattern(len, static_cast<std::uint32_t>(seq * 16 + rank));
+      Status st = win->exchange(mine.data(), len, Tag{1, seq, 0}, in_ms(kWaitMs));
+      SHM_CHECK(st.is_ok(), "exchange: %s", st.to_string().c_str());
+      for (int r = 0; r < w.n; ++r) {
+        auto want = pattern(len, static_cast<std::uint32_t>(seq * 16 + r));
+        SHM_CHECK(std::memcmp(win->mailbox(r), want.data(), len) == 0,
+                  "%zu bytes, seq %llu: the mailbox of rank %d", len,
+                  static_cast<unsigned long long>(seq), r);
+      }
+      if (seq % 7 == 0) {
+        st = win->barrier(Tag{1, seq, 1}, in_ms(kWaitMs));
+        SHM_CHECK(st.is_ok(), "barrier: %s", st.to_string().c_str());
+      }
+    }
+    Status st = win->exchange(nullptr, cap + 1, Tag{1, ++seq, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.code() == ErrorCode::kInternal && contains(st, std::to_string(cap + 1)), "%s",
+              st.to_string().c_str());
+  }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, Mailboxes, ::testing::Values(2, 3, 8));
+
+TEST(MailboxesFailure, KilledPeerGivesPeerLostNotAHang) {
+  World w(3);
+  auto codes = w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    const int x = rank;
+    Status st = win->exchange(&x, sizeof(x), Tag{1, 5, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "first exchange: %s", st.to_string().c_str());
+    if (rank == 2) ::kill(::getpid(), SIGKILL);
+    const auto start = Clock::now();
+    st = win->exchange(&x, sizeof(x), Tag{1, 6, 0}, in_ms(kWaitMs));
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    SHM_CHECK(st.code() == ErrorCode::kPeerLost && st.peer() == 2 && contains(st, "peer rank 2"),
+              "%s", st.to_string().c_str());
+    SHM_CHECK(s < 2.0, "kPeerLost after %.2f s", s);
+  });
+  EXPECT_EQ(codes[0], 0);
+  EXPECT_EQ(codes[1], 0);
+  EXPECT_EQ(codes[2], 128 + SIGKILL);
+}
+
+TEST(MailboxesFailure, MissingPeerGivesTimeoutNamingItAndTheSeq) {
+  World w(2);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    if (rank == 1) {
+      char c;
+      (void)transport::recv(*t, 0, Tag{9}, &c, 1, in_ms(kWaitMs));  // until rank 0 is done
+      return;
+    }
+    const auto start = Clock::now();
+    Status st = win->exchange("x", 1, Tag{1, 77, 3}, in_ms(300));
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    SHM_CHECK(st.code() == ErrorCode::kTimeout && st.peer() == 1 && contains(st, "seq 77") &&
+                  contains(st, "mailbox exchange"),
+              "%s", st.to_string().c_str());
+    SHM_CHECK(s >= 0.25 && s < 2.0, "kTimeout after %.2f s", s);
+    char c = 1;
+    (void)transport::send(*t, 1, Tag{9}, &c, 1, in_ms(kWaitMs));
+  }));
+}
+
+// Rank 0 exchanges through its mailbox for seq 5 while rank 1 waits at a window barrier
+// for seq 5 under another signature: both learn of the desync, neither waits for the deadline.
+TEST(MailboxesFailure, PeerAtAWindowBarrierOfTheSameSeqIsADesync) {
+  World w(2);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    const auto start = Clock::now();
+    Status st = rank == 0 ? win->exchange("x", 1, Tag{1, 5, 0, 0x1111}, in_ms(kWaitMs))
+                          : win->barrier(Tag{1, 5, 0, 0x2222}, in_ms(kWaitMs));
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    SHM_CHECK(st.code() == ErrorCode::kDesync && st.peer() == 1 - rank && contains(st, "seq 5"),
+              "%s", st.to_string().c_str());
+    SHM_CHECK(s < 2.0, "kDesync after %.2f s", s);
+    char c = 1;  // both stay until both have seen it (a closed peer would be kPeerLost)
+    st = transport::send(*t, 1 - rank, Tag{9}, &c, 1, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "%s", st.to_string().c_str());
+    st = transport::recv(*t, 1 - rank, Tag{9}, &c, 1, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "%s", st.to_string().c_str());
+  }));
+}
+
+TEST(MailboxesFailure, AbortByAPeerEndsTheExchange) {
+  World w(3);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    if (rank == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      t->abort(Status(ErrorCode::kAborted, "test abort"));
+      return;
+    }
+    Status st = win->exchange("x", 1, Tag{1, 4, 0}, in_ms(kWaitMs));
     SHM_CHECK(st.code() == ErrorCode::kAborted && contains(st, "test abort"), "%s",
               st.to_string().c_str());
   }));
