@@ -36,7 +36,8 @@ Status shm_direct_all_reduce(transport::Transport& t, const CollArgs& a) {
     const Block s = split_block(cnt, n, r);
     if (s.count > 0) {
       char* dst = recv + (first + s.offset) * esz;
-      reduce_windows(*w, n, b, s.offset * esz, s.count, dst, a);
+      reduce_windows(*w, n, b, s.offset * esz, s.count, dst, a, r,
+                     own_part(send + (first + s.offset) * esz, dst, r));
       std::memcpy(window_half(*w, r, b + 1) + s.offset * esz, dst, s.count * esz);
     }
     CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));

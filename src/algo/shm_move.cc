@@ -5,7 +5,10 @@
 //     others' chunks out.
 //   all_to_all: every rank copies chunk c of each of its n blocks in; after the barrier
 //     rank r copies sub-chunk r of every window out.
-//   barrier: one window barrier.
+//   barrier: one mailbox exchange of nothing.
+// What fits the transport's mailboxes (SharedWindows::exchange: up to ~4 KB per rank)
+// goes through them instead, in one exchange: every rank publishes what it sends (the
+// root alone for broadcast), then copies what it needs out of the mailboxes.
 // Without shared windows they run the default algorithm of their collective.
 #include <cstring>
 
@@ -23,6 +26,12 @@ Status shm_broadcast(transport::Transport& t, const CollArgs& a) {
   const bool root = t.rank() == a.root;
   if (root) copy_if_distinct(a.recv, a.send, a.count * esz);
   auto* recv = static_cast<char*>(a.recv);
+  if (a.count * esz <= w->mailbox_bytes()) {
+    CHORUS_RETURN_IF_ERROR(
+        w->exchange(recv, root ? a.count * esz : 0, a.tag(0), a.deadline));
+    if (!root) std::memcpy(recv, w->mailbox(a.root), a.count * esz);
+    return Status::ok();
+  }
   std::uint32_t step = 0;
   for (std::size_t first = 0; first < a.count; first += chunk) {
     const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
@@ -43,6 +52,12 @@ Status shm_all_gather(transport::Transport& t, const CollArgs& a) {
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
   copy_if_distinct(recv + r * a.count * esz, send, a.count * esz);  // own block
+  if (a.count * esz <= w->mailbox_bytes()) {
+    CHORUS_RETURN_IF_ERROR(w->exchange(send, a.count * esz, a.tag(0), a.deadline));
+    for (int j = 0; j < n; ++j)
+      if (j != r) std::memcpy(recv + j * a.count * esz, w->mailbox(j), a.count * esz);
+    return Status::ok();
+  }
   std::uint32_t step = 0;
   for (std::size_t first = 0; first < a.count; first += chunk) {
     const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
@@ -63,6 +78,18 @@ Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
   const std::size_t chunk = window_half_bytes(*w) / esz / static_cast<std::size_t>(n);
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
+  const std::size_t block = a.count * esz;
+  if (block * static_cast<std::size_t>(n) <= w->mailbox_bytes()) {
+    // In place is safe: the whole send buffer is in the mailbox before any block is
+    // written, and block r stays where it is.
+    CHORUS_RETURN_IF_ERROR(w->exchange(send, block * n, a.tag(0), a.deadline));
+    for (int q = 0; q < n; ++q) {
+      const char* from = q == r ? send + r * block
+                                : static_cast<const char*>(w->mailbox(q)) + r * block;
+      copy_if_distinct(recv + q * block, from, block);
+    }
+    return Status::ok();
+  }
   std::uint32_t step = 0;
   for (std::size_t first = 0; first < a.count; first += chunk) {
     const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
@@ -83,6 +110,7 @@ Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
 Status shm_barrier(transport::Transport& t, const CollArgs& a) {
   transport::SharedWindows* w = usable_windows(t, 0);
   if (w == nullptr) return dissemination_barrier(t, a);
+  if (w->mailbox_bytes() > 0) return w->exchange(nullptr, 0, a.tag(0), a.deadline);
   return w->barrier(a.tag(0), a.deadline);
 }
 

@@ -7,7 +7,8 @@
 //     through them instead: one cache-line hand-off per peer carries payload and arrival.
 //   reduce: the same, but only the root reduces.
 //   reduce_scatter: every rank copies chunk c of each of its n blocks into its window;
-//     after the barrier rank r reduces sub-chunk r across all windows into its recv.
+//     after the barrier rank r reduces sub-chunk r across all windows into its recv
+//     (through the mailboxes, like all_reduce, when its n blocks fit).
 // Without shared windows they run the default algorithm of their collective.
 #include <cstring>
 
@@ -19,8 +20,11 @@
 namespace chorus::algo {
 
 void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::size_t off,
-                    std::size_t count, char* dst, const CollArgs& a) {
-  auto at = [&](int j) { return window_half(w, j, b) + off; };
+                    std::size_t count, char* dst, const CollArgs& a, int me,
+                    const char* own) {
+  auto at = [&](int j) -> const char* {
+    return j == me && own != nullptr ? own : window_half(w, j, b) + off;
+  };
   kernels::reduce(dst, at(0), at(1), count, a.dtype, a.op);
   for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, at(j), count, a.dtype, a.op);
   kernels::finalize(dst, count, a.dtype, a.op, n);
@@ -29,13 +33,17 @@ void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::si
 namespace {
 
 // One shot through the mailboxes: the payload rides with the word the peers wait on.
-Status one_shot_mailbox(transport::SharedWindows& w, const CollArgs& a, int n, bool reduces) {
+// This rank's own part is read from its send buffer where it may (own_part()).
+Status one_shot_mailbox(transport::SharedWindows& w, const CollArgs& a, int n, int r,
+                        bool reduces) {
   const std::size_t bytes = a.count * elem_bytes(a);
   CHORUS_RETURN_IF_ERROR(w.exchange(a.send, bytes, a.tag(0), a.deadline));
   if (!reduces) return Status::ok();
+  const char* own = own_part(a.send, a.recv, r);
+  auto part = [&](int j) -> const void* { return j == r && own != nullptr ? own : w.mailbox(j); };
   auto* dst = static_cast<char*>(a.recv);
-  kernels::reduce(dst, w.mailbox(0), w.mailbox(1), a.count, a.dtype, a.op);
-  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, w.mailbox(j), a.count, a.dtype, a.op);
+  kernels::reduce(dst, part(0), part(1), a.count, a.dtype, a.op);
+  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, part(j), a.count, a.dtype, a.op);
   kernels::finalize(dst, a.count, a.dtype, a.op, n);
   return Status::ok();
 }
@@ -46,7 +54,7 @@ Status one_shot(transport::SharedWindows& w, transport::Transport& t, const Coll
   const int n = t.size(), r = t.rank();
   const std::size_t esz = elem_bytes(a);
   if (a.count * esz <= w.mailbox_bytes())
-    return one_shot_mailbox(w, a, n, reducer < 0 || reducer == r);
+    return one_shot_mailbox(w, a, n, r, reducer < 0 || reducer == r);
   const std::size_t chunk = window_half_bytes(w) / esz;
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
@@ -56,7 +64,9 @@ Status one_shot(transport::SharedWindows& w, transport::Transport& t, const Coll
     const std::uint64_t b = w.barriers();
     std::memcpy(window_half(w, r, b), send + first * esz, cnt * esz);
     CHORUS_RETURN_IF_ERROR(w.barrier(a.tag(step++), a.deadline));
-    if (reducer < 0 || reducer == r) reduce_windows(w, n, b, 0, cnt, recv + first * esz, a);
+    if (reducer < 0 || reducer == r)
+      reduce_windows(w, n, b, 0, cnt, recv + first * esz, a, r,
+                     own_part(send + first * esz, recv + first * esz, r));
   }
   return Status::ok();
 }
@@ -83,6 +93,18 @@ Status shm_reduce_scatter(transport::Transport& t, const CollArgs& a) {
   const std::size_t chunk = window_half_bytes(*w) / esz / static_cast<std::size_t>(n);
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
+  const std::size_t block = a.count * esz;
+  if (block * static_cast<std::size_t>(n) <= w->mailbox_bytes()) {
+    CHORUS_RETURN_IF_ERROR(w->exchange(send, block * n, a.tag(0), a.deadline));
+    const char* own = own_part(send + r * block, recv, r);
+    auto part = [&](int j) -> const char* {
+      return j == r && own != nullptr ? own : static_cast<const char*>(w->mailbox(j)) + r * block;
+    };
+    kernels::reduce(recv, part(0), part(1), a.count, a.dtype, a.op);
+    for (int j = 2; j < n; ++j) kernels::reduce(recv, recv, part(j), a.count, a.dtype, a.op);
+    kernels::finalize(recv, a.count, a.dtype, a.op, n);
+    return Status::ok();
+  }
   std::uint32_t step = 0;
   for (std::size_t first = 0; first < a.count; first += chunk) {
     const std::size_t cnt = a.count - first < chunk ? a.count - first : chunk;
@@ -91,7 +113,8 @@ Status shm_reduce_scatter(transport::Transport& t, const CollArgs& a) {
     for (int j = 0; j < n; ++j)
       std::memcpy(mine + j * chunk * esz, send + (j * a.count + first) * esz, cnt * esz);
     CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
-    reduce_windows(*w, n, b, r * chunk * esz, cnt, recv + first * esz, a);
+    reduce_windows(*w, n, b, r * chunk * esz, cnt, recv + first * esz, a, r,
+                   own_part(send + (r * a.count + first) * esz, recv + first * esz, r));
   }
   return Status::ok();
 }

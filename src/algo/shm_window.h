@@ -28,10 +28,21 @@ inline char* window_half(transport::SharedWindows& w, int rank, std::uint64_t ba
 
 // dst = op over ranks j = 0..n-1, in rank order, of `count` elements at byte offset `off`
 // of half(b) of window j, finalized (kAvg); a.dtype and a.op name the reduction
-// (shm_reduce.cc; used by shm_direct too).
+// (shm_reduce.cc; used by shm_direct too). `own`, when not null, holds the same elements
+// as rank `me`'s window there and is read instead (own_part()).
 struct CollArgs;
 void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::size_t off,
-                    std::size_t count, char* dst, const CollArgs& a);
+                    std::size_t count, char* dst, const CollArgs& a, int me = -1,
+                    const char* own = nullptr);
+
+// This rank's part of a reduction where it lies in its private memory (`src`), when it
+// may be read there rather than from the rank's shared window or mailbox: lines a rank
+// wrote and a peer then read have usually moved to that peer (reading them back is one
+// more transfer each). Not when `src` is also the destination (in place) and this rank's
+// part comes after the first two (rank >= 2): the destination holds a partial sum by then.
+inline const char* own_part(const void* src, const void* dst, int rank) {
+  return src != dst || rank < 2 ? static_cast<const char*>(src) : nullptr;
+}
 
 // The windows when the transport has them, more than one rank takes part, and a half
 // holds at least `min_half_bytes`; null otherwise (the caller falls back).

@@ -122,8 +122,9 @@ class CommImpl final : public Comm {
   void choose(IssuedOp& op);
   // Execute steps (any thread): the deadline starts here; waits for the window ticket;
   // runs the algorithm or the point-to-point transfer; marks the recorder; fails.
-  // `start_ns`: the steady clock (diag::steady_now_ns) at the start, when the caller has
-  // just read it (a blocking call: its issue time); 0 = read it here.
+  // `start_ns`: diag::tick_now_ns() at the start, when the caller has just read it (a
+  // blocking call: its issue time); 0 = read it here. The deadline counts from it (a
+  // tick, 1-4 ms, early at most).
   Status execute(IssuedOp& op, std::int64_t start_ns = 0);
   Status execute_p2p(IssuedOp& op);
   // Marks `sig` kSigUnordered when other operations are in flight (execute steps).

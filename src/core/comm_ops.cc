@@ -21,7 +21,7 @@ Status CommImpl::run(op::CollKind kind, op::CollArgs args, const char* label) {
   sync_default_stream();
   IssuedOp op;
   CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &op));
-  Status s = execute(op, op.issue_ns);
+  Status s = execute(op, op.issue_tick_ns);
   retire();
   return s;
 }
@@ -80,8 +80,9 @@ Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
   id.bytes = args.count * dtype_size(args.dtype);
   op.stream_label = streams_[stream]->label();
   id.stream = op.stream_label;
-  op.issue_ns = diag::steady_now_ns();
-  op.rec = recorder_->issue(id, op.issue_ns);
+  op.issue_tick_ns = diag::tick_now_ns();
+  op.rec = recorder_->issue(id, op.issue_tick_ns);
+  if (observe_) op.issue_ns = diag::steady_now_ns();
   if (!in_group()) choose(op);  // a group chooses at its end, after fusing
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
@@ -151,7 +152,7 @@ Status CommImpl::execute(IssuedOp& op, std::int64_t start_ns) {
   const std::uint64_t seq = op.args.seq;
   Status refused = failure_.refuse(op.name, seq);
   if (!refused.is_ok()) return drop(op, std::move(refused));
-  if (start_ns == 0) start_ns = diag::steady_now_ns();
+  if (start_ns == 0) start_ns = diag::tick_now_ns();
   op.args.deadline = Deadline::after(
       op.timeout, Deadline::Clock::time_point(std::chrono::nanoseconds(start_ns)));
   op.args.sig = order_flag(op.args.sig);

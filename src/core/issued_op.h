@@ -37,8 +37,9 @@ struct IssuedOp {
   std::chrono::milliseconds timeout{0};  // the deadline's length, as set at issue
   int stream = 0;
   const char* stream_label = "default";  // the stream's label (outlives the op)
-  std::int64_t issue_ns = 0;  // steady clock at issue (diag::steady_now_ns)
-  std::int64_t start_ns = 0;  // at execution start, when an Observer watches (core/observer.h)
+  std::int64_t issue_tick_ns = 0;  // diag::tick_now_ns() at issue (flight recorder)
+  std::int64_t issue_ns = 0;  // steady clock at issue / execution start, stamped only
+  std::int64_t start_ns = 0;  // when an Observer watches (core/observer.h)
   // The operation's seq as users see it (a p2p tag's seq without op::kP2pSeqBase).
   std::uint64_t seq() const { return p2p ? tag.seq - op::kP2pSeqBase : args.seq; }
 };

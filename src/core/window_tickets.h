@@ -4,6 +4,7 @@
 // rank, whatever stream they are on: each takes a ticket when it is issued (program
 // order, identical on every rank) and runs only when every earlier ticket is released.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -29,12 +30,16 @@ class WindowTickets {
   void stop();
 
  private:
+  // take() and a wait_turn() whose turn has come touch only the atomics (one thread per
+  // stream runs operations; the common case is one ticket at a time); release() locks,
+  // and wakes only when a thread sleeps in wait_turn().
   std::mutex mu_;
   std::condition_variable cv_;
-  std::uint64_t next_ = 0;     // next ticket to hand out
-  std::uint64_t serving_ = 0;  // lowest ticket not yet released
+  std::atomic<std::uint64_t> next_{0};     // next ticket to hand out
+  std::atomic<std::uint64_t> serving_{0};  // lowest ticket not yet released (written under mu_)
   std::set<std::uint64_t> released_early_;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};       // written under mu_
+  int sleepers_ = 0;                       // threads in cv_.wait (under mu_)
 };
 
 }  // namespace chorus::core

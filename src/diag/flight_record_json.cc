@@ -72,7 +72,7 @@ std::string FlightRecorder::dump_json(const char* reason) const {
   j["last_completed"] = s["last_completed"];
   j["current"] = s["current"];
   Json list = Json::array();
-  const std::int64_t now = steady_now_ns();
+  const std::int64_t now = tick_now_ns();
   for (const FlightEntry& e : entries) list.push_back(entry_json(e, now));
   j["entries"] = std::move(list);
   // Error texts come from the wire (abort reasons) and may hold any byte: replace

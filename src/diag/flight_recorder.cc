@@ -3,6 +3,9 @@
 
 #include <unistd.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <ctime>
 
 #include "util/strings.h"
@@ -43,6 +46,12 @@ std::int64_t steady_now_ns() {
       .count();
 }
 
+std::int64_t tick_now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 std::int64_t wall_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -59,12 +68,12 @@ std::string iso_time(std::int64_t ns) {
 }
 
 std::int64_t wait_us(const FlightEntry& e, std::int64_t now) {
-  return ((e.start_ns != 0 ? e.start_ns : now) - e.issue_ns) / 1000;
+  return std::max<std::int64_t>(0, ((e.start_ns != 0 ? e.start_ns : now) - e.issue_ns) / 1000);
 }
 
 std::int64_t run_us(const FlightEntry& e, std::int64_t now) {
   if (e.start_ns == 0) return 0;
-  return ((e.end_ns != 0 ? e.end_ns : now) - e.start_ns) / 1000;
+  return std::max<std::int64_t>(0, ((e.end_ns != 0 ? e.end_ns : now) - e.start_ns) / 1000);
 }
 
 const char* to_string(OpState s) {
@@ -85,7 +94,7 @@ std::string this_host() {
 
 FlightRecorder::FlightRecorder(std::size_t capacity, std::uint32_t comm, int rank, int size)
     : comm_(comm), rank_(rank), size_(size), ring_(capacity),
-      wall_minus_steady_(wall_now_ns() - steady_now_ns()) {}
+      wall_minus_steady_(wall_now_ns() - tick_now_ns()) {}
 
 FlightEntry* FlightRecorder::slot(std::uint64_t id) {
   if (ring_.empty() || id == 0) return nullptr;
@@ -133,7 +142,7 @@ void FlightRecorder::failed(std::uint64_t id, const std::string& error) {
 }
 
 void FlightRecorder::end(std::uint64_t id, OpState state, const std::string* error) {
-  const std::int64_t now = steady_now_ns();
+  const std::int64_t now = tick_now_ns();
   std::lock_guard<std::mutex> g(mu_);
   FlightEntry* e = slot(id);
   if (e != nullptr) {
@@ -184,7 +193,7 @@ std::string FlightRecorder::dump(const char* reason) const {
       kFlightRecordVersion, comm_, rank_, size_, host.c_str(), static_cast<int>(::getpid()),
       reason, iso_time(wall_now_ns()).c_str(), static_cast<unsigned long long>(recorded),
       ring_.size(), entries.size());
-  const std::int64_t now = steady_now_ns();
+  const std::int64_t now = tick_now_ns();
   for (const FlightEntry& e : entries) out += entry_line(e, now);
   out += str_printf("chorus flight recorder end: comm=%u rank=%d\n", comm_, rank_);
   return out;

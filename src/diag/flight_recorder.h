@@ -61,6 +61,10 @@ struct FlightSummary {
 // Clocks and time text shared by the dumps.
 std::int64_t steady_now_ns();
 std::int64_t wall_now_ns();
+// The steady clock as of the kernel's last tick (CLOCK_MONOTONIC_COARSE, the same origin,
+// 1-4 ms behind at most): ~4 ns to read against ~30 ns for steady_now_ns() on a VM. The
+// flight recorder's times and the deadlines of operations use it.
+std::int64_t tick_now_ns();
 
 // Thread-safe; one mutex per recorder, held for a few stores per call. Capacity 0
 // disables the ring (the summary is still kept).
@@ -68,11 +72,11 @@ class FlightRecorder {
  public:
   FlightRecorder(std::size_t capacity, std::uint32_t comm, int rank, int size);
 
-  // Records a new operation; returns its record id for the calls below. `now_ns`: the
-  // steady clock (steady_now_ns()) when the caller has just read it, saving a reading
-  // (~30 ns each on a VM's clock); the wall-clock time is derived from it.
-  std::uint64_t issue(const OpIdentity& op, std::int64_t now_ns = steady_now_ns());
-  void start(std::uint64_t id, const char* algo, std::int64_t now_ns = steady_now_ns());
+  // Records a new operation; returns its record id for the calls below. Times are
+  // tick_now_ns() readings (`now_ns`: one the caller has just taken); the wall-clock time
+  // is derived from it. Durations in the dumps are good to a tick (1-4 ms).
+  std::uint64_t issue(const OpIdentity& op, std::int64_t now_ns = tick_now_ns());
+  void start(std::uint64_t id, const char* algo, std::int64_t now_ns = tick_now_ns());
   void done(std::uint64_t id);
   void failed(std::uint64_t id, const std::string& error);
 
@@ -102,7 +106,7 @@ class FlightRecorder {
   std::uint64_t next_id_ = 1;
   FlightSummary summary_;
   std::uint64_t cur_id_ = 0;  // the summary's current operation
-  const std::int64_t wall_minus_steady_;  // at construction: wall time = steady + this
+  const std::int64_t wall_minus_steady_;  // at construction: wall time = tick time + this
 };
 
 // "host" part of the dump header and hang reports (gethostname).

@@ -2,6 +2,7 @@
 // carrying framed records, a doorbell futex per rank to sleep on, peer liveness (process
 // exit, departure) and abort words in the segment header, and shared-window barriers.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -117,6 +118,12 @@ class Engine final : public engine::Engine {
     return kind == Sync::kWindows ? s.win_arrived.load(std::memory_order_acquire)
                                   : s.mailbox[target % 2].stamp.load(std::memory_order_acquire);
   }
+  // The last point of `kind` slot `s` arrived at (0: none yet).
+  static std::uint64_t latest(const RankSlot& s, Sync kind) {
+    if (kind == Sync::kWindows) return s.win_arrived.load(std::memory_order_acquire);
+    return std::max(s.mailbox[0].stamp.load(std::memory_order_acquire),
+                    s.mailbox[1].stamp.load(std::memory_order_acquire));
+  }
   // The operation slot `s` arrived at point `target` for.
   static Claim claim(const RankSlot& s, Sync kind, std::uint64_t target) {
     if (kind == Sync::kWindows)
@@ -129,6 +136,8 @@ class Engine final : public engine::Engine {
   // (`mailboxes`) this rank has yet to reach, for tag's seq under another signature (it
   // issued a different operation).
   Status claims(const transport::Tag& tag, bool windows, bool mailboxes) const;
+  // kDesync when a peer that has not arrived at `target` waits at the other kind of point.
+  Status stray_peer(Sync kind, std::uint64_t target, const transport::Tag& tag) const;
   // Publishes nothing; waits until every rank arrived at point `target` (windows.cc).
   Status wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
                        Deadline deadline);

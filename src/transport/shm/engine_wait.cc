@@ -57,10 +57,7 @@ Status Engine::claims(const transport::Tag& tag, bool windows, bool mailboxes) c
     for (const Sync kind : {Sync::kWindows, Sync::kMailbox}) {
       if (!(kind == Sync::kWindows ? windows : mailboxes)) continue;
       // The point the peer reached last; one this rank has yet to reach means it waits there.
-      const std::uint64_t at =
-          kind == Sync::kWindows
-              ? slot.win_arrived.load(std::memory_order_acquire)
-              : std::max(arrived(slot, kind, 0), arrived(slot, kind, 1));
+      const std::uint64_t at = latest(slot, kind);
       if (at <= (kind == Sync::kWindows ? win_mine : mb_mine)) continue;
       const Claim c = claim(slot, kind, at);
       if (tag.seq != c.seq || !transport::signatures_differ(tag.sig, c.sig)) continue;

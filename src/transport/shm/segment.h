@@ -23,7 +23,7 @@ enum RankState : std::uint32_t { kUnattached = 0, kAlive = 1, kDeparted = 2, kAb
 // the exchange it holds (the word peers wait on, stored last), the operation it was
 // published for (seq and signature, for desync checks), then the payload, so that a small
 // payload travels in the same cache line as the word that announces it.
-inline constexpr std::size_t kMailboxLines = 16;
+inline constexpr std::size_t kMailboxLines = 64;
 struct alignas(64) Mailbox {
   std::atomic<std::uint64_t> stamp{0};
   std::atomic<std::uint64_t> seq{0};

@@ -122,19 +122,24 @@ namespace {
 // that happens even when the kernel has populated the page (MADV_POPULATE_WRITE, tried
 // and not enough): measured here,
 // the first use of each window half after set-up took ~1 ms at 256 KiB against ~25 us
-// later (docs/PERFORMANCE.md, "The first use of a window half").
+// later (docs/PERFORMANCE.md, "The first use of a window half"). The mailboxes likewise
+// (the payload bytes of its own written, every page of the peers' read).
 void touch_windows(const Segment& seg, int rank, int n) {
   const std::size_t bytes = seg.window_bytes();
   if (bytes == 0) return;
   std::memset(seg.window(rank), 0, bytes);
+  for (Mailbox& m : seg.slot(rank).mailbox) std::memset(m.data, 0, sizeof(m.data));
   unsigned sum = 0;
+  auto read_pages = [&](const void* at, std::size_t len) {
+    auto* p = static_cast<char*>(const_cast<void*>(at));  // only read: the owner may be writing
+    for (std::size_t off = 0; off < len; off += 4096)
+      sum += static_cast<unsigned char>(std::atomic_ref<char>(p[off]).load(std::memory_order_relaxed));
+    sum += static_cast<unsigned char>(std::atomic_ref<char>(p[len - 1]).load(std::memory_order_relaxed));
+  };
   for (int r = 0; r < n; ++r) {
     if (r == rank) continue;
-    auto* w = static_cast<char*>(seg.window(r));  // only read: its owner may be zeroing it
-    for (std::size_t off = 0; off < bytes; off += 4096) {
-      const char v = std::atomic_ref<char>(w[off]).load(std::memory_order_relaxed);
-      sum += static_cast<unsigned char>(v);
-    }
+    read_pages(seg.window(r), bytes);
+    read_pages(seg.slot(r).mailbox, sizeof(RankSlot::mailbox));
   }
   [[maybe_unused]] volatile unsigned sink = sum;
 }

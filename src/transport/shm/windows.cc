@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <thread>
 
@@ -96,11 +97,50 @@ Status Engine::mailbox_exchange(const void* data, std::size_t bytes, const trans
   m.stamp.store(target, std::memory_order_seq_cst);
   CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kMailbox, target, tag, deadline));
   mb_count_.store(target, std::memory_order_relaxed);
+  // The peers' payloads beyond the stamp's line (assuming they published as many bytes as
+  // this rank; the collective's are the same): fetched all at once, not line after line
+  // as the reader's first loads would.
+  for (std::size_t off = 64; off < bytes + offsetof(Mailbox, data); off += 64)
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_)
+        __builtin_prefetch(reinterpret_cast<const char*>(&seg_.slot(r).mailbox[target % 2]) + off);
   return Status::ok();
 }
 
 const void* Engine::mailbox(int rank) const {
   return seg_.slot(rank).mailbox[mb_count_.load(std::memory_order_relaxed) % 2].data;
+}
+
+// Window barriers and mailbox exchanges belong to operations that run one at a time, in
+// the same order on every rank (core's window tickets), and one operation uses one kind.
+// So a peer that has not arrived at point `target` of `kind` but waits at a point of the
+// other kind that this rank has not completed will never arrive: it runs another
+// operation (kDesync). The peer's arrival is looked at again after its claim is read: it
+// may have arrived and gone on to the next operation meanwhile.
+Status Engine::stray_peer(Sync kind, std::uint64_t target, const transport::Tag& tag) const {
+  const Sync other = kind == Sync::kWindows ? Sync::kMailbox : Sync::kWindows;
+  const std::uint64_t done = other == Sync::kWindows ? win_count_.load(std::memory_order_relaxed)
+                                                     : mb_count_.load(std::memory_order_relaxed);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const RankSlot& slot = seg_.slot(r);
+    const std::uint64_t at = latest(slot, other);
+    if (at <= done) continue;
+    const Claim c = claim(slot, other, at);
+    if (arrived(slot, kind, target) >= target) continue;
+    const Peer& p = peers_[r];
+    return Status(ErrorCode::kDesync,
+                  str_printf("rank %d in %s seq %llu, but peer rank %d (%s) waits at a %s in %s "
+                             "seq %llu (this rank at %s %llu): the ranks issued different "
+                             "operations",
+                             name(), describe(tag.sig).c_str(),
+                             static_cast<unsigned long long>(tag.seq), p.name, p.address.c_str(),
+                             sync_name(other), describe(c.sig).c_str(),
+                             static_cast<unsigned long long>(c.seq), sync_name(kind),
+                             static_cast<unsigned long long>(target)),
+                  p.name, static_cast<std::int64_t>(tag.seq));
+  }
+  return Status::ok();
 }
 
 // This rank has published its arrival at `target`: rings the peers (a sleeping one wakes
@@ -153,9 +193,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
     }
     if (all_arrived()) break;
     CHORUS_RETURN_IF_ERROR(sync_failure(kind, target));
-    // A peer waiting at the other kind of synchronisation point, or for a message, in this
-    // operation's seq under another signature issued a different operation.
-    CHORUS_RETURN_IF_ERROR(claims(tag, kind != Sync::kWindows, kind != Sync::kMailbox));
+    CHORUS_RETURN_IF_ERROR(stray_peer(kind, target, tag));
     if (deadline.expired()) {
       const Peer& p = peers_[behind];
       return Status(ErrorCode::kTimeout,
