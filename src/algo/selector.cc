@@ -103,30 +103,36 @@ Choice Selector::rules(CollKind kind, std::size_t bytes, int nranks,
   // 5-200% slower: its reads pin pages and go through the kernel in 128 KiB units, while a
   // staged chunk stays in cache; docs/PERFORMANCE.md, "Windows that fit the cache"). It
   // stays available by name and to the model.
+  const bool oversubscribed = cfg_.cost.cpus > 0 && nranks > cfg_.cost.cpus;
   if (has_windows && nranks > 1 && (kind == CollKind::kBroadcast || kind == CollKind::kReduce) &&
-      bytes <= cfg_.small_bytes / 64) {
-    // Tiny broadcast and reduce: the tree's messages go without a handshake, the root
-    // returns as soon as they are queued and no rank waits for all the others, where a
-    // window algorithm holds a barrier of all n: measured 0.8-1.4 us against 0.8-1.2 us at
-    // 2 ranks and 12-16 us at 4 on 2 processors up to 512 B; from 4 KiB the windows won.
+      bytes <= cfg_.small_bytes / 64 && oversubscribed) {
+    // Tiny broadcast and reduce with more ranks than processors: the tree's messages go
+    // without a handshake, the root returns as soon as they are queued and no rank waits
+    // for all the others, where a window algorithm holds a barrier of all n, every one of
+    // them scheduled in turn: 0.7 us against 13 us at 4 ranks on 2 processors up to 512 B.
+    // With a processor each, the mailbox exchange is the faster (0.5 against 0.7-0.8 us at
+    // 2 ranks; docs/PERFORMANCE.md, "Session 10").
     return choice(*find(kind, "tree"), caps);
   }
   if (kind == CollKind::kAllReduce) {
     // Small: latency-bound, log2(n) rounds. Large: bandwidth-bound, 2(n-1)/n of the data.
     // Within a host, the shared windows: one barrier and every rank reducing the whole
     // message while it is small, each rank reducing its share (fewer bytes) when large.
-    // One shot while the n-fold read stays small (every rank reads all n windows):
-    // bytes x (n-1) < small_bytes / 2, measured with windows sized to L2
-    // (docs/PERFORMANCE.md, "Windows that fit the cache"): at 2 ranks one shot won up to
-    // 8-16 KiB and lost by 14-34% from 32 KiB; at 4 ranks it won up to 8 KiB.
+    // One shot moves (n + 3) x the bytes per rank (copy in 2, read n: its own part from
+    // its private buffer, write 1), shm_direct 5.5 at 2 ranks, 6.25 at 4, toward 7
+    // (docs/ALGORITHMS.md), with two barriers per chunk against one: at 2 ranks one
+    // shot moves fewer bytes and waits less at every size (chorus-tune: 3.9 vs 4.6 us at
+    // 32 KiB, 154 vs 192 us at 2 MiB). From 3 ranks it reads more, so it runs while the
+    // n-fold read stays small: bytes x (n-1) < small_bytes / 2.
     // Over messages, below small_bytes: rd while it fits (at 2 ranks always: one exchange
     // against ring's two, the same bytes), else rhd.
     const char* name = "ring";
     if (bytes <= cfg_.small_bytes && nranks > 1)
       name = rd_fits(bytes, nranks, cfg_.small_bytes) ? "rd" : "rhd";
     if (has_windows && nranks > 1)
-      name = bytes * static_cast<std::size_t>(nranks - 1) < cfg_.small_bytes / 2 ? "shm"
-                                                                                  : "shm_direct";
+      name = nranks == 2 || bytes * static_cast<std::size_t>(nranks - 1) < cfg_.small_bytes / 2
+                 ? "shm"
+                 : "shm_direct";
     const TableEntry* e = find(kind, name);
     return choice(*e, caps);
   }

@@ -61,9 +61,12 @@ TEST(Selector, AutomaticChoices) {
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (64 << 10) + 4, 2).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (1 << 20) - 1, 4, true).name, "shm_direct");
-  // One shot while bytes x (n-1) < small_bytes / 2.
+  // One shot at 2 ranks (fewer bytes and barriers at every size); from 3 ranks while
+  // bytes x (n-1) < small_bytes / 2.
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, (32 << 10) - 4, 2, true).name, "shm");
-  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 32 << 10, 2, true).name, "shm_direct");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 32 << 10, 2, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 64 << 20, 2, true).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kAllReduce, 16 << 10, 3, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 128 << 10, 4, true).name, "shm_direct");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 4, false).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllReduce, 1 << 20, 1, true).name, "ring");
@@ -80,10 +83,21 @@ TEST(Selector, AutomaticChoices) {
     EXPECT_TRUE(s.choose(k, 4096, 4, true).uses_windows) << to_string(k);
     EXPECT_STRNE(s.choose(k, 8, 1, true).name, "shm") << to_string(k);
   }
-  // Tiny broadcast and reduce: the tree (no barrier of all ranks), up to small_bytes / 64.
+  // Tiny broadcast and reduce with more ranks than processors: the tree (no barrier of
+  // all ranks), up to small_bytes / 64; with a processor each (or processors unknown):
+  // the windows (mailboxes).
   for (CollKind k : {CollKind::kReduce, CollKind::kBroadcast}) {
-    EXPECT_STREQ(s.choose(k, 1024, 4, true).name, "tree") << to_string(k);
-    EXPECT_STREQ(s.choose(k, 1028, 4, true).name, "shm") << to_string(k);
+    EXPECT_STREQ(s.choose(k, 1024, 4, true).name, "shm") << to_string(k);
+    for (int cpus : {2, 4}) {
+      SelectorConfig cfg{64 << 10, ""};
+      cfg.model_spec = "none";
+      cfg.cost.cpus = cpus;
+      auto made = Selector::create(cfg);
+      ASSERT_TRUE(made.has_value());
+      EXPECT_STREQ(made->choose(k, 1024, 4, true).name, cpus < 4 ? "tree" : "shm")
+          << to_string(k) << " cpus " << cpus;
+      EXPECT_STREQ(made->choose(k, 1028, 4, true).name, "shm") << to_string(k);
+    }
   }
   EXPECT_STREQ(s.choose(CollKind::kGather, 1, 8, true).name, "direct");
   EXPECT_STREQ(s.choose(CollKind::kAllToAllV, 1, 8, true).name, "pairwise");
