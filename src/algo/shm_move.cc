@@ -3,8 +3,9 @@
 //   broadcast: the root copies the chunk in; after the barrier the others copy it out.
 //   all_gather: every rank copies its chunk in; after the barrier each copies the
 //     others' chunks out.
-//   all_to_all: every rank copies chunk c of each of its n blocks in; after the barrier
-//     rank r copies sub-chunk r of every window out.
+//   all_to_all: every rank copies chunk c of each of its n - 1 blocks for the others in;
+//     after the barrier rank r copies sub-chunk r of every other window out (its own
+//     block goes straight from send to recv).
 //   barrier: one mailbox exchange of nothing.
 // What fits the transport's mailboxes (SharedWindows::exchange: up to ~4 KB per rank)
 // goes through them instead, in one exchange: every rank publishes what it sends (the
@@ -97,12 +98,17 @@ Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
     char* mine = window_half(*w, r, b);
     // In place (send == recv) is safe: chunk c of every block is staged before any rank
     // writes chunk c of a block, and later chunks sit at later offsets.
+    // This rank's own block goes straight from send to recv (in place: it stays).
     for (int p = 0; p < n; ++p)
-      std::memcpy(mine + p * chunk * esz, send + (p * a.count + first) * esz, bytes);
+      if (p != r) std::memcpy(mine + p * chunk * esz, send + (p * a.count + first) * esz, bytes);
     CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
-    for (int q = 0; q < n; ++q)
-      std::memcpy(recv + (q * a.count + first) * esz, window_half(*w, q, b) + r * chunk * esz,
-                  bytes);
+    for (int q = 0; q < n; ++q) {
+      char* to = recv + (q * a.count + first) * esz;
+      if (q == r)
+        copy_if_distinct(to, send + (r * a.count + first) * esz, bytes);
+      else
+        std::memcpy(to, window_half(*w, q, b) + r * chunk * esz, bytes);
+    }
   }
   return Status::ok();
 }
