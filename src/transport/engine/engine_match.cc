@@ -42,7 +42,34 @@ bool Engine::take_unexpected(PeerState& p, Op* op) {
     if (u.length > 0) std::memcpy(op->recv_data, u.data.data(), u.length);
     complete(op, Status::ok());
   }
+  recycle(std::move(u.data));
   return true;
+}
+
+std::vector<std::uint8_t> Engine::buffer(std::size_t bytes) {
+  std::vector<std::uint8_t> b;
+  for (auto it = spare_.begin(); it != spare_.end(); ++it) {
+    if (it->capacity() < bytes) continue;
+    spare_bytes_ -= it->capacity();
+    b = std::move(*it);
+    spare_.erase(it);
+    break;
+  }
+  b.resize(bytes);  // no write where the spare was that long already
+  return b;
+}
+
+void Engine::recycle(std::vector<std::uint8_t>&& b) {
+  // Enough for a sender that ran ahead by a ring's worth of small messages (they are all
+  // copied out of the ring into buffers before the receiver takes the first).
+  constexpr std::size_t kMaxBytes = std::size_t(2) << 20;
+  if (b.capacity() == 0 || b.capacity() > kMaxBytes) return;
+  while (!spare_.empty() && spare_bytes_ + b.capacity() > kMaxBytes) {
+    spare_bytes_ -= spare_.front().capacity();
+    spare_.erase(spare_.begin());
+  }
+  spare_bytes_ += b.capacity();
+  spare_.push_back(std::move(b));
 }
 
 void Engine::hold(PeerState& p, Unexpected u) {

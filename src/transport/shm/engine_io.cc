@@ -79,7 +79,7 @@ bool Engine::decide_sink(Peer& p, bool final) {
   if (p.in_hdr.length <= copy_out_bytes_ || !p.posted.empty() || probing_ > 0 ||
       (final && whole)) {
     p.sink = Peer::Sink::kUnexpected;
-    p.in_buf.resize(p.in_hdr.length);
+    p.in_buf = buffer(p.in_hdr.length);
     return true;
   }
   return false;

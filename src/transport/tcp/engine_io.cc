@@ -175,7 +175,7 @@ void Engine::begin_body(Peer& p, Peer::Sink sink, Op* op) {
   p.in_pos = 0;
   if (op != nullptr) op->where = Op::Where::kReading;
   if (sink == Peer::Sink::kUnexpected || sink == Peer::Sink::kAbortReason)
-    p.in_buf.resize(p.in_frame.length);
+    p.in_buf = buffer(p.in_frame.length);
   p.in_body = true;
   if (p.in_frame.length == 0) finish_body(p);
 }
