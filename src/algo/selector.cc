@@ -123,14 +123,15 @@ Choice Selector::rules(CollKind kind, std::size_t bytes, int nranks,
     // (docs/ALGORITHMS.md), with two barriers per chunk against one: at 2 ranks one
     // shot moves fewer bytes and waits less at every size (chorus-tune: 3.9 vs 4.6 us at
     // 32 KiB, 154 vs 192 us at 2 MiB). From 3 ranks it reads more, so it runs while the
-    // n-fold read stays small: bytes x (n-1) < small_bytes / 2.
+    // reads of the peers' parts stay small: bytes x (n-1) < 2 x small_bytes (at 4 ranks
+    // it won at 32 KiB by 30-40% and lost at 256 KiB by 40%).
     // Over messages, below small_bytes: rd while it fits (at 2 ranks always: one exchange
     // against ring's two, the same bytes), else rhd.
     const char* name = "ring";
     if (bytes <= cfg_.small_bytes && nranks > 1)
       name = rd_fits(bytes, nranks, cfg_.small_bytes) ? "rd" : "rhd";
     if (has_windows && nranks > 1)
-      name = nranks == 2 || bytes * static_cast<std::size_t>(nranks - 1) < cfg_.small_bytes / 2
+      name = nranks == 2 || bytes * static_cast<std::size_t>(nranks - 1) < 2 * cfg_.small_bytes
                  ? "shm"
                  : "shm_direct";
     const TableEntry* e = find(kind, name);

@@ -219,9 +219,10 @@ TEST(Split, SubCommunicatorsOnOneHostUseTheirOwnSharedWindows) {
     const char* transport = std::getenv("CHORUS_TRANSPORT");
     const bool tcp = transport != nullptr && std::string(transport) == "tcp";
     const std::string rec = half->flight_record();
-    // Over shm: a window algorithm (single copy reads peers' buffers; without it, or
-    // forced, shm_direct); over TCP a message algorithm (the cost model's pick).
-    const bool windowed = rec.find("algo=shm_direct") != std::string::npos ||
+    // Over shm: a window algorithm (at 2 ranks the one shot, `shm`; shm_direct or single
+    // copy when forced); over TCP a message algorithm (the cost model's pick).
+    const bool windowed = rec.find("algo=shm ") != std::string::npos ||
+                          rec.find("algo=shm_direct") != std::string::npos ||
                           rec.find("algo=single_copy") != std::string::npos;
     const bool messages = rec.find("algo=ring") != std::string::npos ||
                           rec.find("algo=tree") != std::string::npos ||
