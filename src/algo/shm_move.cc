@@ -11,7 +11,6 @@
 // goes through them instead, in one exchange: every rank publishes what it sends (the
 // root alone for broadcast), then copies what it needs out of the mailboxes.
 // Without shared windows they run the default algorithm of their collective.
-#include <algorithm>
 #include <cstring>
 
 #include "algo/algorithm.h"
@@ -24,13 +23,7 @@ Status shm_broadcast(transport::Transport& t, const CollArgs& a) {
   const std::size_t esz = elem_bytes(a);
   transport::SharedWindows* w = usable_windows(t, 64 * esz);
   if (w == nullptr) return tree_broadcast(t, a);
-  // Chunk c+1 is copied in while the others copy chunk c out: a message of a few halves
-  // is cut into at least kPipeline chunks (of 16 KiB at least) so that the two copies
-  // overlap instead of following each other.
-  constexpr std::size_t kPipeline = 4, kMinChunk = 16 << 10;
-  const std::size_t bytes_all = a.count * esz;
-  const std::size_t piece = std::max(kMinChunk, (bytes_all + kPipeline - 1) / kPipeline);
-  const std::size_t chunk = std::max<std::size_t>(1, std::min(window_half_bytes(*w), piece) / esz);
+  const std::size_t chunk = window_half_bytes(*w) / esz;
   const bool root = t.rank() == a.root;
   if (root) copy_if_distinct(a.recv, a.send, a.count * esz);
   auto* recv = static_cast<char*>(a.recv);
