@@ -72,16 +72,28 @@ TEST(WindowsOff, NoWindowsWhenSizedZero) {
   }));
 }
 
-TEST(WindowsFailure, KilledPeerGivesPeerLostNotAHang) {
+// The failures, alike at both kinds of synchronisation point: a window barrier and a
+// mailbox exchange (of one int).
+enum class Point { kBarrier, kExchange };
+
+Status sync_at(transport::SharedWindows& win, Point point, const Tag& tag, Deadline deadline) {
+  static const int payload = 7;
+  return point == Point::kBarrier ? win.barrier(tag, deadline)
+                                  : win.exchange(&payload, sizeof(payload), tag, deadline);
+}
+
+class SyncFailure : public ::testing::TestWithParam<Point> {};
+
+TEST_P(SyncFailure, KilledPeerGivesPeerLostNotAHang) {
   World w(3);
   auto codes = w.run([&](int rank) {
     auto t = w.connect(rank);
     transport::SharedWindows* win = t->shared_windows();
-    Status st = win->barrier(Tag{1, 5, 0}, in_ms(kWaitMs));
-    SHM_CHECK(st.is_ok(), "first barrier: %s", st.to_string().c_str());
+    Status st = sync_at(*win, GetParam(), Tag{1, 5, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "first sync: %s", st.to_string().c_str());
     if (rank == 2) ::kill(::getpid(), SIGKILL);
     const auto start = Clock::now();
-    st = win->barrier(Tag{1, 6, 0}, in_ms(kWaitMs));
+    st = sync_at(*win, GetParam(), Tag{1, 6, 0}, in_ms(kWaitMs));
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
     SHM_CHECK(st.code() == ErrorCode::kPeerLost && st.peer() == 2 && contains(st, "peer rank 2"),
               "%s", st.to_string().c_str());
@@ -92,7 +104,7 @@ TEST(WindowsFailure, KilledPeerGivesPeerLostNotAHang) {
   EXPECT_EQ(codes[2], 128 + SIGKILL);
 }
 
-TEST(WindowsFailure, MissingPeerGivesTimeoutNamingItAndTheSeq) {
+TEST_P(SyncFailure, MissingPeerGivesTimeoutNamingItAndTheSeq) {
   World w(2);
   expect_all_pass(w.run([&](int rank) {
     auto t = w.connect(rank);
@@ -103,9 +115,11 @@ TEST(WindowsFailure, MissingPeerGivesTimeoutNamingItAndTheSeq) {
       return;
     }
     const auto start = Clock::now();
-    Status st = win->barrier(Tag{1, 77, 3}, in_ms(300));
+    Status st = sync_at(*win, GetParam(), Tag{1, 77, 3}, in_ms(300));
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
-    SHM_CHECK(st.code() == ErrorCode::kTimeout && st.peer() == 1 && contains(st, "seq 77"),
+    const char* where = GetParam() == Point::kBarrier ? "shared-window barrier" : "mailbox exchange";
+    SHM_CHECK(st.code() == ErrorCode::kTimeout && st.peer() == 1 && contains(st, "seq 77") &&
+                  contains(st, where),
               "%s", st.to_string().c_str());
     SHM_CHECK(s >= 0.25 && s < 2.0, "kTimeout after %.2f s", s);
     char c = 1;
@@ -113,7 +127,7 @@ TEST(WindowsFailure, MissingPeerGivesTimeoutNamingItAndTheSeq) {
   }));
 }
 
-TEST(WindowsFailure, AbortByAPeerEndsTheBarrier) {
+TEST_P(SyncFailure, AbortByAPeerEndsTheWait) {
   World w(3);
   expect_all_pass(w.run([&](int rank) {
     auto t = w.connect(rank);
@@ -123,11 +137,16 @@ TEST(WindowsFailure, AbortByAPeerEndsTheBarrier) {
       t->abort(Status(ErrorCode::kAborted, "test abort"));
       return;
     }
-    Status st = win->barrier(Tag{1, 4, 0}, in_ms(kWaitMs));
+    Status st = sync_at(*win, GetParam(), Tag{1, 4, 0}, in_ms(kWaitMs));
     SHM_CHECK(st.code() == ErrorCode::kAborted && contains(st, "test abort"), "%s",
               st.to_string().c_str());
   }));
 }
+
+INSTANTIATE_TEST_SUITE_P(Points, SyncFailure, ::testing::Values(Point::kBarrier, Point::kExchange),
+                         [](const ::testing::TestParamInfo<Point>& i) {
+                           return std::string(i.param == Point::kBarrier ? "barrier" : "exchange");
+                         });
 
 class Mailboxes : public ::testing::TestWithParam<int> {};
 
@@ -168,49 +187,6 @@ TEST_P(Mailboxes, EveryRankSeesEveryPayloadOfEveryLength) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, Mailboxes, ::testing::Values(2, 3, 8));
 
-TEST(MailboxesFailure, KilledPeerGivesPeerLostNotAHang) {
-  World w(3);
-  auto codes = w.run([&](int rank) {
-    auto t = w.connect(rank);
-    transport::SharedWindows* win = t->shared_windows();
-    const int x = rank;
-    Status st = win->exchange(&x, sizeof(x), Tag{1, 5, 0}, in_ms(kWaitMs));
-    SHM_CHECK(st.is_ok(), "first exchange: %s", st.to_string().c_str());
-    if (rank == 2) ::kill(::getpid(), SIGKILL);
-    const auto start = Clock::now();
-    st = win->exchange(&x, sizeof(x), Tag{1, 6, 0}, in_ms(kWaitMs));
-    const double s = std::chrono::duration<double>(Clock::now() - start).count();
-    SHM_CHECK(st.code() == ErrorCode::kPeerLost && st.peer() == 2 && contains(st, "peer rank 2"),
-              "%s", st.to_string().c_str());
-    SHM_CHECK(s < 2.0, "kPeerLost after %.2f s", s);
-  });
-  EXPECT_EQ(codes[0], 0);
-  EXPECT_EQ(codes[1], 0);
-  EXPECT_EQ(codes[2], 128 + SIGKILL);
-}
-
-TEST(MailboxesFailure, MissingPeerGivesTimeoutNamingItAndTheSeq) {
-  World w(2);
-  expect_all_pass(w.run([&](int rank) {
-    auto t = w.connect(rank);
-    transport::SharedWindows* win = t->shared_windows();
-    if (rank == 1) {
-      char c;
-      (void)transport::recv(*t, 0, Tag{9}, &c, 1, in_ms(kWaitMs));  // until rank 0 is done
-      return;
-    }
-    const auto start = Clock::now();
-    Status st = win->exchange("x", 1, Tag{1, 77, 3}, in_ms(300));
-    const double s = std::chrono::duration<double>(Clock::now() - start).count();
-    SHM_CHECK(st.code() == ErrorCode::kTimeout && st.peer() == 1 && contains(st, "seq 77") &&
-                  contains(st, "mailbox exchange"),
-              "%s", st.to_string().c_str());
-    SHM_CHECK(s >= 0.25 && s < 2.0, "kTimeout after %.2f s", s);
-    char c = 1;
-    (void)transport::send(*t, 1, Tag{9}, &c, 1, in_ms(kWaitMs));
-  }));
-}
-
 // Rank 0 exchanges through its mailbox for seq 5 while rank 1 waits at a window barrier
 // for seq 5 under another signature: both learn of the desync, neither waits for the deadline.
 TEST(MailboxesFailure, PeerAtAWindowBarrierOfTheSameSeqIsADesync) {
@@ -230,22 +206,6 @@ TEST(MailboxesFailure, PeerAtAWindowBarrierOfTheSameSeqIsADesync) {
     SHM_CHECK(st.is_ok(), "%s", st.to_string().c_str());
     st = transport::recv(*t, 1 - rank, Tag{9}, &c, 1, in_ms(kWaitMs));
     SHM_CHECK(st.is_ok(), "%s", st.to_string().c_str());
-  }));
-}
-
-TEST(MailboxesFailure, AbortByAPeerEndsTheExchange) {
-  World w(3);
-  expect_all_pass(w.run([&](int rank) {
-    auto t = w.connect(rank);
-    transport::SharedWindows* win = t->shared_windows();
-    if (rank == 1) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      t->abort(Status(ErrorCode::kAborted, "test abort"));
-      return;
-    }
-    Status st = win->exchange("x", 1, Tag{1, 4, 0}, in_ms(kWaitMs));
-    SHM_CHECK(st.code() == ErrorCode::kAborted && contains(st, "test abort"), "%s",
-              st.to_string().c_str());
   }));
 }
 
