@@ -3,7 +3,7 @@
 //   all_reduce ("shm", one shot): every rank copies the chunk into its window; after the
 //     barrier every rank reduces the whole chunk across all windows, in rank order, into
 //     its recv buffer. Same order, same kernel on every rank: the same bits everywhere.
-//     A message that fits the transport's mailboxes (SharedWindows::exchange, ~1 KB) goes
+//     A message that fits the transport's mailboxes (SharedWindows::exchange, ~4 KB) goes
 //     through them instead: one cache-line hand-off per peer carries payload and arrival.
 //   reduce: the same, but only the root reduces.
 //   reduce_scatter: every rank copies chunk c of each of its n blocks into its window;
@@ -19,15 +19,25 @@
 
 namespace chorus::algo {
 
+namespace {
+
+// dst = op over ranks j = 0..n-1, in rank order, of `count` elements at part(j), finalized:
+// the same order and kernel on every rank, so every rank gets the same bits.
+template <class Part>
+void reduce_in_rank_order(char* dst, int n, Part part, std::size_t count, const CollArgs& a) {
+  kernels::reduce(dst, part(0), part(1), count, a.dtype, a.op);
+  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, part(j), count, a.dtype, a.op);
+  kernels::finalize(dst, count, a.dtype, a.op, n);
+}
+
+}  // namespace
+
 void reduce_windows(transport::SharedWindows& w, int n, std::uint64_t b, std::size_t off,
                     std::size_t count, char* dst, const CollArgs& a, int me,
                     const char* own) {
-  auto at = [&](int j) -> const char* {
+  reduce_in_rank_order(dst, n, [&](int j) -> const char* {
     return j == me && own != nullptr ? own : window_half(w, j, b) + off;
-  };
-  kernels::reduce(dst, at(0), at(1), count, a.dtype, a.op);
-  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, at(j), count, a.dtype, a.op);
-  kernels::finalize(dst, count, a.dtype, a.op, n);
+  }, count, a);
 }
 
 namespace {
@@ -40,11 +50,9 @@ Status one_shot_mailbox(transport::SharedWindows& w, const CollArgs& a, int n, i
   CHORUS_RETURN_IF_ERROR(w.exchange(a.send, bytes, a.tag(0), a.deadline));
   if (!reduces) return Status::ok();
   const char* own = own_part(a.send, a.recv, r);
-  auto part = [&](int j) -> const void* { return j == r && own != nullptr ? own : w.mailbox(j); };
-  auto* dst = static_cast<char*>(a.recv);
-  kernels::reduce(dst, part(0), part(1), a.count, a.dtype, a.op);
-  for (int j = 2; j < n; ++j) kernels::reduce(dst, dst, part(j), a.count, a.dtype, a.op);
-  kernels::finalize(dst, a.count, a.dtype, a.op, n);
+  reduce_in_rank_order(static_cast<char*>(a.recv), n, [&](int j) -> const void* {
+    return j == r && own != nullptr ? own : w.mailbox(j);
+  }, a.count, a);
   return Status::ok();
 }
 
@@ -97,12 +105,9 @@ Status shm_reduce_scatter(transport::Transport& t, const CollArgs& a) {
   if (block * static_cast<std::size_t>(n) <= w->mailbox_bytes()) {
     CHORUS_RETURN_IF_ERROR(w->exchange(send, block * n, a.tag(0), a.deadline));
     const char* own = own_part(send + r * block, recv, r);
-    auto part = [&](int j) -> const char* {
+    reduce_in_rank_order(recv, n, [&](int j) -> const char* {
       return j == r && own != nullptr ? own : static_cast<const char*>(w->mailbox(j)) + r * block;
-    };
-    kernels::reduce(recv, part(0), part(1), a.count, a.dtype, a.op);
-    for (int j = 2; j < n; ++j) kernels::reduce(recv, recv, part(j), a.count, a.dtype, a.op);
-    kernels::finalize(recv, a.count, a.dtype, a.op, n);
+    }, a.count, a);
     return Status::ok();
   }
   std::uint32_t step = 0;

@@ -132,10 +132,10 @@ class Engine final : public engine::Engine {
     return {s.mailbox[target % 2].seq.load(std::memory_order_relaxed),
             s.mailbox[target % 2].sig.load(std::memory_order_relaxed)};
   }
-  // kDesync when a peer waits at a shared-window barrier (`windows`) or a mailbox exchange
-  // (`mailboxes`) this rank has yet to reach, for tag's seq under another signature (it
-  // issued a different operation).
-  Status claims(const transport::Tag& tag, bool windows, bool mailboxes) const;
+  // kDesync when a peer waits at a shared-window barrier or a mailbox exchange this rank
+  // has yet to reach, for tag's seq under another signature (it issued a different
+  // operation).
+  Status claims(const transport::Tag& tag) const;
   // kDesync when a peer that has not arrived at `target` waits at the other kind of point.
   Status stray_peer(Sync kind, std::uint64_t target, const transport::Tag& tag) const;
   // Publishes nothing; waits until every rank arrived at point `target` (windows.cc).

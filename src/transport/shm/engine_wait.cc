@@ -39,14 +39,14 @@ bool Engine::progress(std::unique_lock<std::mutex>& lk, Deadline deadline, bool 
 Status Engine::after_block(std::span<Op* const> ops) {
   for (Op* op : ops) {
     if (op == nullptr || op->done.load(std::memory_order_acquire)) continue;
-    CHORUS_RETURN_IF_ERROR(claims(op->tag, true, true));
+    CHORUS_RETURN_IF_ERROR(claims(op->tag));
   }
   return Status::ok();
 }
 
-Status Engine::held_elsewhere(const transport::Tag& tag) const { return claims(tag, true, true); }
+Status Engine::held_elsewhere(const transport::Tag& tag) const { return claims(tag); }
 
-Status Engine::claims(const transport::Tag& tag, bool windows, bool mailboxes) const {
+Status Engine::claims(const transport::Tag& tag) const {
   // Point-to-point seqs count per pair: they name no collective a barrier could be in.
   if ((tag.sig & transport::kSigPerPeer) != 0) return Status::ok();
   const std::uint64_t win_mine = win_count_.load(std::memory_order_relaxed);
@@ -55,7 +55,6 @@ Status Engine::claims(const transport::Tag& tag, bool windows, bool mailboxes) c
     if (r == rank_) continue;
     const RankSlot& slot = seg_.slot(r);
     for (const Sync kind : {Sync::kWindows, Sync::kMailbox}) {
-      if (!(kind == Sync::kWindows ? windows : mailboxes)) continue;
       // The point the peer reached last; one this rank has yet to reach means it waits there.
       const std::uint64_t at = latest(slot, kind);
       if (at <= (kind == Sync::kWindows ? win_mine : mb_mine)) continue;
