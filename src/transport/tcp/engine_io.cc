@@ -22,16 +22,25 @@ constexpr std::size_t kStageBytes = 16 << 10;
 
 // Up to `want` bytes of peer p's stream into dst: from the staging buffer when it holds
 // some, else with one recv, straight into dst for a large read or into the staging buffer
-// (as much as the socket has) for a small one. recv's result convention.
-ssize_t take(Peer& p, std::uint8_t* dst, std::size_t want) {
+// (as much as the socket has) for a small one. recv's result convention. A recv that
+// returns less than it asked for emptied the socket's receive queue: `drained` is set,
+// and the caller stops reading until poll() reports the socket readable again (one
+// recv fewer per message than reading on until EAGAIN; poll is level-triggered, so bytes
+// that arrive meanwhile are reported by the next poll).
+ssize_t take(Peer& p, std::uint8_t* dst, std::size_t want, bool& drained) {
   if (p.stage_pos == p.stage_len && want < kStageBytes) {
     if (p.stage.empty()) p.stage.resize(kStageBytes);
     const ssize_t n = ::recv(p.fd.get(), p.stage.data(), p.stage.size(), MSG_DONTWAIT);
     if (n <= 0) return n;
+    drained = static_cast<std::size_t>(n) < p.stage.size();
     p.stage_pos = 0;
     p.stage_len = static_cast<std::size_t>(n);
   }
-  if (p.stage_pos == p.stage_len) return ::recv(p.fd.get(), dst, want, MSG_DONTWAIT);
+  if (p.stage_pos == p.stage_len) {
+    const ssize_t n = ::recv(p.fd.get(), dst, want, MSG_DONTWAIT);
+    drained = n > 0 && static_cast<std::size_t>(n) < want;
+    return n;
+  }
   const std::size_t n = std::min(want, p.stage_len - p.stage_pos);
   std::memcpy(dst, p.stage.data() + p.stage_pos, n);
   p.stage_pos += n;
@@ -93,10 +102,12 @@ void Engine::write_peer(Peer& p) {
 
 void Engine::read_peer(Peer& p) {
   std::uint64_t budget = kReadBudget;
+  bool drained = false;  // the last recv emptied the socket (take())
   // After abort nothing more is read: no buffer is written once its request failed.
-  // Staged bytes are parsed even past the budget: no socket read, and nothing may stay
-  // behind that poll() would not report.
-  while (!p.is_failed() && (budget > 0 || p.stage_pos < p.stage_len) && !aborted()) {
+  // Staged bytes are parsed even past the budget or once the socket is drained: no
+  // socket read, and nothing may stay behind that poll() would not report.
+  while (!p.is_failed() && ((budget > 0 && !drained) || p.stage_pos < p.stage_len) &&
+         !aborted()) {
     std::uint8_t* dst;
     std::size_t want;
     if (!p.in_body) {
@@ -113,7 +124,7 @@ void Engine::read_peer(Peer& p) {
       want = static_cast<std::size_t>(
           std::min<std::uint64_t>(left, std::max<std::uint64_t>(budget, 1)));
     }
-    ssize_t n = take(p, dst, want);
+    ssize_t n = take(p, dst, want, drained);
     if (n == 0) return fail_peer(p, lost_status(p));
     if (n < 0) {
       if (errno == EINTR) continue;
