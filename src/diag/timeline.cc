@@ -148,18 +148,21 @@ void Timeline::span(const OpEvent& e) {
 }
 
 void Timeline::levels_locked(const OpEvent& e, const std::string& tid) {
+  char line[512];  // level and algorithm names are short static text: no escaping
   for (int i = 0; i < e.num_levels; ++i) {
     const OpLevel& l = e.levels[i];
     // Inside the op's span by construction; clamped so that a viewer nests them.
     const std::int64_t a = std::max(l.start_ns, e.start_ns);
     const std::int64_t b = std::max(a, std::min(l.end_ns, e.end_ns));
-    buf_ += str_printf(
+    const int n = std::snprintf(
+        line, sizeof line,
         ",\n{\"ph\":\"X\",\"cat\":\"chorus.level\",\"name\":\"%s\",\"pid\":%d,\"tid\":%s,"
         "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"level\":%d,\"via\":\"%s\",\"op\":\"%s\","
         "\"comm\":%u,\"seq\":%llu}}",
-        esc(l.name).c_str(), pid_, tid.c_str(), static_cast<double>(a + offset_ns_) / 1e3,
-        static_cast<double>(b - a) / 1e3, l.level, esc(l.via).c_str(), e.name, e.comm_id,
+        l.name, pid_, tid.c_str(), static_cast<double>(a + offset_ns_) / 1e3,
+        static_cast<double>(b - a) / 1e3, l.level, l.via, e.name, e.comm_id,
         static_cast<unsigned long long>(e.seq));
+    if (n > 0 && static_cast<std::size_t>(n) < sizeof line) buf_.append(line, static_cast<std::size_t>(n));
   }
 }
 
