@@ -6,8 +6,8 @@
 //   all_gather: all-gather among the counterparts, all-gather the H blocks within the
 //     host, unpack.
 // Bytes across hosts per rank: (H-1)/H of its group's H blocks, the least any algorithm
-// sends. Each phase is a level in the timeline (the packing copies are not). Flat ring without hosts() or with uneven hosts (the selector does not choose
-// these then).
+// sends. Each phase is a level in the timeline (the packing copies are not). Flat ring
+// without hosts() or with uneven hosts (the selector does not choose these then).
 #include <cstring>
 
 #include "algo/algorithm.h"

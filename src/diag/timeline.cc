@@ -162,7 +162,8 @@ void Timeline::levels_locked(const OpEvent& e, const std::string& tid) {
         l.name, pid_, tid.c_str(), static_cast<double>(a + offset_ns_) / 1e3,
         static_cast<double>(b - a) / 1e3, l.level, l.via, e.name, e.comm_id,
         static_cast<unsigned long long>(e.seq));
-    if (n > 0 && static_cast<std::size_t>(n) < sizeof line) buf_.append(line, static_cast<std::size_t>(n));
+    if (n > 0 && static_cast<std::size_t>(n) < sizeof line)
+      buf_.append(line, static_cast<std::size_t>(n));
   }
 }
 

@@ -232,7 +232,8 @@ std::string report_text(const nlohmann::json& r) {
                   "count", "time_p50_us", "time_p99_us");
     out += line;
     for (const auto& l : r["levels"]) {
-      const std::string name = std::to_string(l["level"].get<int>()) + " " + l["name"].get<std::string>();
+      const std::string name =
+          std::to_string(l["level"].get<int>()) + " " + l["name"].get<std::string>();
       std::snprintf(line, sizeof line, "%-16s %-28s %-9s %7d %12.1f %12.1f\n",
                     l["op"].get<std::string>().c_str(), name.c_str(),
                     l["via"].get<std::string>().empty() ? "-" : l["via"].get<std::string>().c_str(),
