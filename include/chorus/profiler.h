@@ -9,6 +9,18 @@
 
 namespace chorus {
 
+// One level of a hierarchical algorithm inside an operation (OpEvent::levels): a phase
+// that runs within each host or across hosts, e.g. "host reduce_scatter", "across hosts
+// all_reduce", "host all_gather" (docs/DIAGNOSTICS.md, "Timeline", lists every name).
+struct OpLevel {
+  const char* name = "";       // static storage
+  int level = 0;               // the phase's number in its algorithm (1-3), as on every rank
+  const char* via = "";        // within a host: "windows" (the host's shared memory windows)
+                               // or "messages"; "" across hosts or for a host of one rank
+  std::int64_t start_ns = 0;   // steady clock (CLOCK_MONOTONIC), inside the op's start..end
+  std::int64_t end_ns = 0;
+};
+
 // One operation as a profiler sees it. Every const char* points to storage that outlives
 // the communicator (names, dtypes, algorithm names, stream labels): copy the text if it
 // must outlive the communicator itself.
@@ -31,6 +43,11 @@ struct OpEvent {
   std::int64_t start_ns = 0;   // ... when it started running on this thread
   std::int64_t end_ns = 0;     // ... when it ended (0 in on_start)
   bool ok = true;              // in on_end: false when it failed
+  // In on_end, for hierarchical algorithms (algo "hier"): the levels this rank ran, in
+  // the order they started; num_levels = 0 otherwise, and always in on_start. The array
+  // is valid during the call only: copy what must outlive it.
+  const OpLevel* levels = nullptr;
+  int num_levels = 0;
 };
 
 // Receives operation start/end events on the thread that runs the operation (the

@@ -11,6 +11,7 @@
 // phase runs on a GroupView with its own step range (phase_args), so messages never meet.
 // Within a host the phases go through the host's shared windows when the transport shares
 // them among its ranks (Transport::group_windows), else over messages.
+// Each phase is a level in the timeline (op::LevelScope, docs/DIAGNOSTICS.md).
 // Without hosts() it runs the flat algorithm.
 #include <algorithm>
 
@@ -42,18 +43,25 @@ Status leader_all_reduce(transport::Transport& t, const CollArgs& a, const HostL
   p1.op = unfinalized(a.op);
   p1.root = 0;
   transport::GroupView host(t, l.local);
-  CHORUS_RETURN_IF_ERROR(shm_reduce(host, p1));
+  {
+    op::LevelScope level(a.levels, 1, "host reduce", host_path(host, a));
+    CHORUS_RETURN_IF_ERROR(shm_reduce(host, p1));
+  }
   if (leader) {
     CollArgs p2 = phase_args(a, 2);  // all_reduce among leaders, in place on recv
     p2.send = a.recv;
     p2.op = unfinalized(a.op);
     transport::GroupView across(t, l.leaders);
-    if (l.leaders.size() > 1) CHORUS_RETURN_IF_ERROR(flat_all_reduce(across, p2));
+    if (l.leaders.size() > 1) {
+      op::LevelScope level(a.levels, 2, "leaders all_reduce");
+      CHORUS_RETURN_IF_ERROR(flat_all_reduce(across, p2));
+    }
     kernels::finalize(a.recv, a.count, a.dtype, a.op, t.size());
   }
   CollArgs p3 = phase_args(a, 3);  // broadcast from the leader, in place
   p3.send = a.recv;
   p3.root = 0;
+  op::LevelScope level(a.levels, 3, "host broadcast", host_path(host, a));
   return shm_broadcast(host, p3);
 }
 
@@ -62,7 +70,10 @@ Status counterpart_all_reduce(transport::Transport& t, const CollArgs& a, const 
   transport::GroupView host(t, l.local);
   CollArgs p1 = phase_args(a, 1);  // share local_index of the host's sum, at its offset in recv
   p1.op = unfinalized(a.op);
-  CHORUS_RETURN_IF_ERROR(shm_reduce_scatter_split(host, p1));
+  {
+    op::LevelScope level(a.levels, 1, "host reduce_scatter", host_path(host, a));
+    CHORUS_RETURN_IF_ERROR(shm_reduce_scatter_split(host, p1));
+  }
   const Block mine = split_block(a.count, L, l.local_index);
   char* share = static_cast<char*>(a.recv) + mine.offset * elem_bytes(a);
   if (mine.count > 0 && l.counterparts.size() > 1) {
@@ -72,11 +83,13 @@ Status counterpart_all_reduce(transport::Transport& t, const CollArgs& a, const 
     p2.count = mine.count;
     p2.op = unfinalized(a.op);
     transport::GroupView across(t, l.counterparts);
+    op::LevelScope level(a.levels, 2, "across hosts all_reduce");
     CHORUS_RETURN_IF_ERROR(flat_all_reduce(across, p2));
   }
   kernels::finalize(share, mine.count, a.dtype, a.op, t.size());
   CollArgs p3 = phase_args(a, 3);  // every share to every local rank
   p3.send = a.recv;
+  op::LevelScope level(a.levels, 3, "host all_gather", host_path(host, a));
   return shm_all_gather_split(host, p3);
 }
 

@@ -6,8 +6,8 @@
 //   all_gather: all-gather among the counterparts, all-gather the H blocks within the
 //     host, unpack.
 // Bytes across hosts per rank: (H-1)/H of its group's H blocks, the least any algorithm
-// sends. Flat ring without hosts() or with uneven hosts (the selector does not choose
-// these then).
+// sends. Each phase is a level in the timeline (the packing copies are not). Flat ring
+// without hosts() or with uneven hosts (the selector does not choose these then).
 #include <cstring>
 
 #include "algo/algorithm.h"
@@ -52,12 +52,18 @@ Status hier_reduce_scatter(transport::Transport& t, const CollArgs& a) {
   p1.count = a.count * static_cast<std::size_t>(l->hosts);
   p1.op = a.op == ReduceOp::kAvg ? ReduceOp::kSum : a.op;
   transport::GroupView host(t, l->local);
-  CHORUS_RETURN_IF_ERROR(shm_reduce_scatter(host, p1));
+  {
+    op::LevelScope level(a.levels, 1, "host reduce_scatter", host_path(host, a));
+    CHORUS_RETURN_IF_ERROR(shm_reduce_scatter(host, p1));
+  }
   CollArgs p2 = phase_args(a, 2);  // this rank's block, summed over the hosts
   p2.send = part.data();
   p2.op = p1.op;
   transport::GroupView across(t, l->counterparts);
-  CHORUS_RETURN_IF_ERROR(ring_reduce_scatter(across, p2));
+  {
+    op::LevelScope level(a.levels, 2, "across hosts reduce_scatter");
+    CHORUS_RETURN_IF_ERROR(ring_reduce_scatter(across, p2));
+  }
   kernels::finalize(a.recv, a.count, a.dtype, a.op, t.size());
   return Status();
 }
@@ -71,14 +77,20 @@ Status hier_all_gather(transport::Transport& t, const CollArgs& a) {
   CollArgs p1 = phase_args(a, 1);  // the blocks of this rank's counterpart group
   p1.recv = part.data();
   transport::GroupView across(t, l->counterparts);
-  CHORUS_RETURN_IF_ERROR(ring_all_gather(across, p1));
+  {
+    op::LevelScope level(a.levels, 1, "across hosts all_gather");
+    CHORUS_RETURN_IF_ERROR(ring_all_gather(across, p1));
+  }
   const Scratch packed(ScratchSlot::kHier, bytes * n);
   CollArgs p2 = phase_args(a, 2);  // every group's blocks
   p2.send = part.data();
   p2.recv = packed.data();
   p2.count = a.count * static_cast<std::size_t>(l->hosts);
   transport::GroupView host(t, l->local);
-  CHORUS_RETURN_IF_ERROR(shm_all_gather(host, p2));
+  {
+    op::LevelScope level(a.levels, 2, "host all_gather", host_path(host, a));
+    CHORUS_RETURN_IF_ERROR(shm_all_gather(host, p2));
+  }
   const std::vector<std::size_t> at = packed_order(*l);
   for (std::size_t q = 0; q < n; ++q)
     std::memcpy(static_cast<char*>(a.recv) + q * bytes, packed.data() + at[q] * bytes, bytes);

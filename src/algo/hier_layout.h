@@ -37,11 +37,21 @@ struct HostLayout {
 std::optional<HostLayout> host_layout(const transport::Transport& t);
 
 // The arguments of phase p (1..3) of a hierarchical operation: its own step range
-// (CollArgs::step_base, allocated by op/tag_space.h), so phases never exchange messages.
+// (CollArgs::step_base, allocated by op/tag_space.h), so phases never exchange messages;
+// no level log, so the algorithm a phase runs records nothing of its own.
 inline CollArgs phase_args(const CollArgs& a, std::uint32_t p) {
   CollArgs out = a;
   out.step_base = op::phase_step_base(a.step_base, p);
+  out.levels = nullptr;
   return out;
+}
+
+// How a phase within the host group `host` moves data, for its level record (asked only
+// when `a` records levels): "windows" when the host's ranks share windows (the shm_*
+// algorithms go through them), else "messages"; "" for a host of one rank.
+inline const char* host_path(transport::Transport& host, const CollArgs& a) {
+  if (a.levels == nullptr || host.size() < 2) return "";
+  return host.shared_windows() != nullptr ? "windows" : "messages";
 }
 
 }  // namespace chorus::algo

@@ -2,7 +2,7 @@
 // each other host's lowest rank for its own (the heads). broadcast: among the heads
 // (binomial tree, across hosts), then from each head within its host. reduce: within each
 // host to its head, then among the heads to the root. Each host link carries the message
-// once. Binomial tree without hosts().
+// once. Each phase is a level in the timeline. Binomial tree without hosts().
 #include <algorithm>
 
 #include "algo/algorithm.h"
@@ -31,12 +31,14 @@ Status hier_broadcast(transport::Transport& t, const CollArgs& a) {
     CollArgs p1 = phase_args(a, 1);  // across hosts
     p1.root = index_of(heads, a.root);
     transport::GroupView across(t, heads);
+    op::LevelScope level(a.levels, 1, "across hosts broadcast");
     CHORUS_RETURN_IF_ERROR(tree_broadcast(across, p1));
   }
   CollArgs p2 = phase_args(a, 2);  // within the host, from its head (data in its recv now)
   p2.send = a.recv;
   p2.root = index_of(l->local, head);
   transport::GroupView host(t, l->local);
+  op::LevelScope level(a.levels, 2, "host broadcast", host_path(host, a));
   return shm_broadcast(host, p2);
 }
 
@@ -53,7 +55,10 @@ Status hier_reduce(transport::Transport& t, const CollArgs& a) {
   p1.op = sum_op;
   p1.root = index_of(l->local, head);
   transport::GroupView host(t, l->local);
-  CHORUS_RETURN_IF_ERROR(shm_reduce(host, p1));
+  {
+    op::LevelScope level(a.levels, 1, "host reduce", host_path(host, a));
+    CHORUS_RETURN_IF_ERROR(shm_reduce(host, p1));
+  }
   if (r != head) return Status();
   const std::vector<int> heads = l->heads(a.root);
   CollArgs p2 = phase_args(a, 2);  // across hosts, to the root, in place
@@ -62,7 +67,10 @@ Status hier_reduce(transport::Transport& t, const CollArgs& a) {
   p2.op = sum_op;
   p2.root = index_of(heads, a.root);
   transport::GroupView across(t, heads);
-  CHORUS_RETURN_IF_ERROR(tree_reduce(across, p2));
+  {
+    op::LevelScope level(a.levels, 2, "across hosts reduce");
+    CHORUS_RETURN_IF_ERROR(tree_reduce(across, p2));
+  }
   if (r == a.root) kernels::finalize(a.recv, a.count, a.dtype, a.op, t.size());
   return Status();
 }

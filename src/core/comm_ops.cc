@@ -3,7 +3,11 @@
 // (deadline, window turn, algorithm or transfer, completion or failure), shared by
 // blocking calls (both steps inline), streams and groups.
 #include "core/comm_impl.h"
+
+#include <optional>
+
 #include "diag/log.h"
+#include "op/level_log.h"
 #include "op/signature.h"
 #include "op/tag_space.h"
 #include "util/strings.h"
@@ -173,7 +177,11 @@ Status CommImpl::execute(IssuedOp& op, std::int64_t start_ns) {
              static_cast<unsigned long long>(seq), op.args.count,
              chorus::to_string(op.args.dtype), op.choice.name, op.stream_label);
   recorder_->start(op.rec, op.choice.name, start_ns);
-  if (observe_) observe_->start(op);
+  std::optional<op::LevelLog> levels;  // a hierarchical algorithm's, when watched
+  if (observe_) {
+    if (observe_->wants_levels()) op.args.levels = &levels.emplace();
+    observe_->start(op);
+  }
   Status s = op.choice.fn(*transport_, op.args);
   // An abort learnt while the operation ran ends it on this rank too, even when every
   // message it needed had already arrived (e.g. one exchange whose peer aborted after
@@ -181,6 +189,7 @@ Status CommImpl::execute(IssuedOp& op, std::int64_t start_ns) {
   // unless the rank it came from had completed this operation itself.
   if (s.is_ok()) s = transport_->failure_for(seq);
   if (observe_) observe_->end(op, s.is_ok());
+  op.args.levels = nullptr;
   // A failure stops the tickets (and aborts the transport) before this ticket passes the
   // turn on: the next windowed operation on another stream must not enter a window barrier
   // that peers still waiting in this one would take for a different collective (kDesync).

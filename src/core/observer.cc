@@ -69,6 +69,10 @@ void Observer::end(const IssuedOp& op, bool ok) {
   OpEvent e = event_of(op);
   e.end_ns = diag::steady_now_ns();
   e.ok = ok;
+  if (op.args.levels != nullptr) {
+    e.levels = op.args.levels->data();
+    e.num_levels = op.args.levels->size();
+  }
   if (stats_) stats_->add(e);
   if (settings_.timeline) diag::Timeline::process().span(e);
   if (profiler_) profiler_->on_end(e);

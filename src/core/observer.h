@@ -34,7 +34,11 @@ class Observer {
   void enable_stats();
   bool needed() const { return settings_.timeline || stats_ || profiler_; }
 
-  // Around the execution of `op` (any thread): start() stamps op.start_ns.
+  // The timeline and a Profiler want a hierarchical algorithm's levels: the op's
+  // args then carry a LevelLog (CollArgs::levels) while it runs; the statistics do not.
+  bool wants_levels() const { return settings_.timeline || profiler_ != nullptr; }
+  // Around the execution of `op` (any thread): start() stamps op.start_ns; end() passes
+  // the levels in op.args.levels on (timeline child spans, OpEvent::levels).
   void start(IssuedOp& op);
   void end(const IssuedOp& op, bool ok);
 

@@ -1,8 +1,10 @@
-// Timeline file: Chrome trace-event JSON, one span per operation.
+// Timeline file: Chrome trace-event JSON, one span per operation (and one child span per
+// level of a hierarchical algorithm).
 #include "diag/timeline.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "diag/flight_recorder.h"
@@ -141,7 +143,28 @@ void Timeline::span(const OpEvent& e) {
       e.name, pid_, tid.c_str(), ts, dur, e.comm_id, e.rank, e.size,
       static_cast<unsigned long long>(e.seq), e.dtype, e.redop, e.count, e.bytes, e.algo, e.root,
       e.peer, esc(e.stream_name).c_str(), queued, e.ok ? "true" : "false");
+  levels_locked(e, tid);
   if (buf_.size() >= kFlushBytes) flush_locked();
+}
+
+void Timeline::levels_locked(const OpEvent& e, const std::string& tid) {
+  char line[512];  // level and algorithm names are short static text: no escaping
+  for (int i = 0; i < e.num_levels; ++i) {
+    const OpLevel& l = e.levels[i];
+    // Inside the op's span by construction; clamped so that a viewer nests them.
+    const std::int64_t a = std::max(l.start_ns, e.start_ns);
+    const std::int64_t b = std::max(a, std::min(l.end_ns, e.end_ns));
+    const int n = std::snprintf(
+        line, sizeof line,
+        ",\n{\"ph\":\"X\",\"cat\":\"chorus.level\",\"name\":\"%s\",\"pid\":%d,\"tid\":%s,"
+        "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"level\":%d,\"via\":\"%s\",\"op\":\"%s\","
+        "\"comm\":%u,\"seq\":%llu}}",
+        l.name, pid_, tid.c_str(), static_cast<double>(a + offset_ns_) / 1e3,
+        static_cast<double>(b - a) / 1e3, l.level, l.via, e.name, e.comm_id,
+        static_cast<unsigned long long>(e.seq));
+    if (n > 0 && static_cast<std::size_t>(n) < sizeof line)
+      buf_.append(line, static_cast<std::size_t>(n));
+  }
 }
 
 void Timeline::flush_locked() {

@@ -1,5 +1,6 @@
 // Timeline: the process's CHORUS_TIMELINE file, a Chrome trace-event / Perfetto JSON
-// object with one span ("ph":"X") per operation, one track per (communicator, stream),
+// object with one span ("ph":"X") per operation, a child span ("cat":"chorus.level") per
+// level of a hierarchical algorithm inside it, one track per (communicator, stream),
 // and the clock alignment in "otherData". Written in pieces as it fills (1 MiB) and
 // closed when the last communicator using it goes away (or at process exit).
 #pragma once
@@ -42,10 +43,11 @@ class Timeline {
   // Declares communicator `comm_id` (named `key`, identical on its member ranks), with
   // this process's rank in it and its size.
   void add_comm(std::uint32_t comm_id, const std::string& key, int rank, int size);
-  // One finished operation.
+  // One finished operation, with its levels (OpEvent::levels) as child spans.
   void span(const OpEvent& e);
 
  private:
+  void levels_locked(const OpEvent& e, const std::string& tid);
   void flush_locked();
   void close_locked();
   std::string track_locked(const OpEvent& e);

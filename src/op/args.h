@@ -6,6 +6,7 @@
 
 #include "chorus/types.h"
 #include "config/defaults.h"
+#include "op/level_log.h"
 #include "transport/transport.h"
 #include "util/deadline.h"
 
@@ -39,6 +40,10 @@ struct CollArgs {
   // Messages up to this many bytes are latency-bound (CHORUS_SMALL_MSG_SIZE): algorithms
   // that run sub-steps pick latency-optimised ones for them.
   std::size_t small_bytes = config::defaults::small_bytes;
+  // Where a hierarchical algorithm records its levels (hier*.cc, op::LevelScope) when the
+  // operation is watched (timeline, Profiler); null otherwise. Only the top-level
+  // algorithm records: algo::phase_args clears it for the algorithms inside a phase.
+  LevelLog* levels = nullptr;
   transport::Tag tag(std::uint32_t step) const {
     return transport::Tag{comm, seq, step_base + step, sig};
   }

@@ -1,10 +1,12 @@
-// The chorus-trace report: operations, arrival skew, stragglers, stream overlap.
+// The chorus-trace report: operations, levels of hierarchical algorithms, arrival skew,
+// stragglers, stream overlap.
 #include "report.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace chorus_trace {
 
@@ -103,6 +105,29 @@ nlohmann::json op_rows(const std::vector<Instance>& instances) {
   return rows;
 }
 
+// Levels of hierarchical algorithms: per (operation, level), the time of each rank's
+// level span.
+nlohmann::json level_rows(const std::vector<RankFile>& files) {
+  struct Acc {
+    std::vector<double> time;
+    std::string via;
+  };
+  std::map<std::tuple<std::string, int, std::string>, Acc> acc;
+  for (const auto& f : files)
+    for (const LevelSpan& l : f.levels) {
+      Acc& a = acc[{l.op, l.level, l.name}];
+      a.time.push_back(l.dur);
+      if (!l.via.empty()) a.via = l.via;
+    }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [key, a] : acc)
+    rows.push_back({{"op", std::get<0>(key)}, {"level", std::get<1>(key)},
+                    {"name", std::get<2>(key)}, {"via", a.via}, {"count", a.time.size()},
+                    {"time_p50_us", quantile(a.time, 0.5)},
+                    {"time_p99_us", quantile(a.time, 0.99)}});
+  return rows;
+}
+
 }  // namespace
 
 nlohmann::json report(const std::vector<RankFile>& files) {
@@ -121,6 +146,7 @@ nlohmann::json report(const std::vector<RankFile>& files) {
     row["busbw_gbps"] = p50 > 0 ? bytes / (p50 * 1e3) * busbw_factor(op, size_of[op]) : 0.0;
   }
   r["ops"] = ops;
+  r["levels"] = level_rows(files);
 
   // Stragglers: how often each rank arrived last, and by how much after the next one.
   std::map<int, std::pair<int, double>> last;  // rank -> (times, sum of lateness)
@@ -199,6 +225,22 @@ std::string report_text(const nlohmann::json& r) {
                   o["skew_mean_us"].get<double>(), o["skew_max_us"].get<double>(),
                   o["last_rank"].get<int>(), 100 * o["last_share"].get<double>());
     out += line;
+  }
+  if (!r["levels"].empty()) {
+    out += "# levels of hierarchical algorithms: each rank's time in each level\n";
+    std::snprintf(line, sizeof line, "%-16s %-28s %-9s %7s %12s %12s\n", "op", "level", "via",
+                  "count", "time_p50_us", "time_p99_us");
+    out += line;
+    for (const auto& l : r["levels"]) {
+      const std::string name =
+          std::to_string(l["level"].get<int>()) + " " + l["name"].get<std::string>();
+      std::snprintf(line, sizeof line, "%-16s %-28s %-9s %7d %12.1f %12.1f\n",
+                    l["op"].get<std::string>().c_str(), name.c_str(),
+                    l["via"].get<std::string>().empty() ? "-" : l["via"].get<std::string>().c_str(),
+                    l["count"].get<int>(),
+                    l["time_p50_us"].get<double>(), l["time_p99_us"].get<double>());
+      out += line;
+    }
   }
   out += "# arrival: the rank that issued each collective last (stragglers first)\n";
   std::snprintf(line, sizeof line, "%-6s %10s %7s %14s\n", "rank", "times_last", "share", "mean_late_us");

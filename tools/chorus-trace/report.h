@@ -1,6 +1,7 @@
 // chorus-trace report: per operation kind and size class, count, bytes, time p50/p99,
-// busbw and arrival skew; the ranks that arrive last most often (stragglers); per
-// stream, how much of its busy time other streams of the same rank were busy (overlap).
+// busbw and arrival skew; per level of a hierarchical algorithm, its time p50/p99; the
+// ranks that arrive last most often (stragglers); per stream, how much of its busy time
+// other streams of the same rank were busy (overlap).
 #pragma once
 #include <string>
 #include <vector>

@@ -33,9 +33,15 @@ void read_spans(RankFile& f) {
     if (e.value("ph", "") == "M" && e.value("name", "") == "chorus_comm" && e.value("pid", -1) == f.rank)
       keys[e["args"].value("comm", 0L)] = e["args"].value("key", "");
   for (const auto& e : f.events) {
-    if (e.value("ph", "") != "X" || e.value("cat", "") != "chorus" || e.value("pid", -1) != f.rank)
+    if (e.value("ph", "") != "X" || e.value("pid", -1) != f.rank) continue;
+    const auto& a = e.value("args", nlohmann::json::object());
+    if (e.value("cat", "") == "chorus.level") {
+      f.levels.push_back({f.rank, a.value("op", ""), e.value("name", ""), a.value("via", ""),
+                          a.value("level", 0), a.value("seq", 0ULL), e.value("ts", 0.0),
+                          e.value("dur", 0.0)});
       continue;
-    const auto& a = e["args"];
+    }
+    if (e.value("cat", "") != "chorus") continue;
     Span s;
     s.rank = f.rank;
     s.tid = e.value("tid", 0L);

@@ -1,5 +1,6 @@
-// chorus-trace's model of CHORUS_TIMELINE files: the spans of every rank, matched
-// across ranks into operation instances (same communicator, same seq).
+// chorus-trace's model of CHORUS_TIMELINE files: the spans of every rank (and the levels
+// of hierarchical algorithms inside them), matched across ranks into operation instances
+// (same communicator, same seq).
 #pragma once
 #include <map>
 #include <string>
@@ -26,12 +27,24 @@ struct Span {
   double end() const { return ts + dur; }
 };
 
+// One level of a hierarchical algorithm inside an operation's span ("cat":"chorus.level").
+struct LevelSpan {
+  int rank = 0;
+  std::string op;    // the operation: "all_reduce", ...
+  std::string name;  // "host reduce_scatter", "across hosts all_reduce", ...
+  std::string via;   // "windows", "messages" or ""
+  int level = 0;     // the phase's number in its algorithm
+  unsigned long long seq = 0;
+  double ts = 0, dur = 0;
+};
+
 struct RankFile {
   std::string path;
   int rank = 0, size = 0;
   nlohmann::json other;                // the file's "otherData"
   nlohmann::json events;               // its traceEvents, as written
   std::vector<Span> spans;
+  std::vector<LevelSpan> levels;
 };
 
 // One collective seen by all its ranks.

@@ -1,5 +1,5 @@
-// chorus-trace on synthetic timelines: matching, phases, skew, stragglers, overlap, and
-// a file cut short by a crash.
+// chorus-trace on synthetic timelines: matching, phases, skew, stragglers, overlap, a
+// file cut short by a crash, and the levels of hierarchical algorithms.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -86,6 +86,62 @@ TEST(ChorusTrace, MergeAddsPhasesAndRoundTrips) {
   const auto back = load(path);
   ASSERT_EQ(back.size(), 3u);
   EXPECT_EQ(report(back)["straggler"], 2);
+}
+
+// Two ranks, one hier all_reduce each with its three levels (rank 1's across-hosts level
+// takes 300 us, rank 0's 100 us).
+std::string write_levels_rank(int rank) {
+  const std::string path =
+      std::string(CHORUS_TRACE_TEST_DIR) + "/levels." + std::to_string(rank) + ".json";
+  std::ofstream out(path);
+  out << "{\"otherData\":{\"chorus_timeline\":1,\"rank\":" << rank << ",\"size\":2},"
+         "\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"chorus_comm\",\"pid\":"
+      << rank << ",\"args\":{\"comm\":0,\"key\":\"comm0\",\"rank\":" << rank << ",\"size\":2}}";
+  out << span(rank, 1, "all_reduce", 0, 1000, 1000, 0, "default");
+  const char* names[3] = {"host reduce_scatter", "across hosts all_reduce", "host all_gather"};
+  const double dur[3] = {200, rank == 1 ? 300.0 : 100.0, 200};
+  double ts = 1000;
+  for (int i = 0; i < 3; ++i) {
+    out << ",\n{\"ph\":\"X\",\"cat\":\"chorus.level\",\"name\":\"" << names[i] << "\",\"pid\":"
+        << rank << ",\"tid\":1,\"ts\":" << ts << ",\"dur\":" << dur[i] << ",\"args\":{\"level\":"
+        << i + 1 << ",\"via\":\"" << (i == 1 ? "" : "windows")
+        << "\",\"op\":\"all_reduce\",\"comm\":0,\"seq\":0}}";
+    ts += dur[i];
+  }
+  out << "\n]}\n";
+  return path;
+}
+
+int count_levels(const nlohmann::json& trace) {
+  int n = 0;
+  for (const auto& e : trace["traceEvents"]) n += e.value("cat", "") == "chorus.level";
+  return n;
+}
+
+TEST(ChorusTrace, MergeKeepsLevelsAndReportSummarisesThem) {
+  std::vector<RankFile> files;
+  for (int r = 0; r < 2; ++r)
+    for (auto& f : load(write_levels_rank(r))) files.push_back(std::move(f));
+  ASSERT_EQ(files[0].levels.size(), 3u);
+  EXPECT_EQ(files[0].spans.size(), 1u) << "a level is not an operation";
+  const auto merged = merge(files);
+  EXPECT_EQ(count_levels(merged), 6);
+  const std::string path = std::string(CHORUS_TRACE_TEST_DIR) + "/levels.merged.json";
+  std::ofstream(path) << merged.dump();
+  const auto back = load(path);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(count_levels(merge(back)), 6) << "merging a merged trace keeps each level once";
+  const auto r = report(back);
+  ASSERT_EQ(r["levels"].size(), 3u);
+  const auto& first = r["levels"][0];  // ordered by (op, level, name)
+  EXPECT_EQ(first["level"], 1);
+  EXPECT_EQ(first["name"], "host reduce_scatter");
+  EXPECT_EQ(first["via"], "windows");
+  EXPECT_EQ(r["levels"][1]["name"], "across hosts all_reduce");
+  EXPECT_EQ(r["levels"][1]["count"], 2);
+  EXPECT_NEAR(r["levels"][1]["time_p50_us"].get<double>(), 100.0, 1e-6);
+  EXPECT_NEAR(r["levels"][1]["time_p99_us"].get<double>(), 300.0, 1e-6);
+  EXPECT_NE(report_text(r).find("2 across hosts all_reduce"), std::string::npos);
 }
 
 }  // namespace
