@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
-#include <set>
+#include <map>
 #include <string>
 
 #include "chorus/profiler.h"
@@ -47,10 +47,12 @@ class Timeline {
   void span(const OpEvent& e);
 
  private:
-  void levels_locked(const OpEvent& e, const std::string& tid);
+  void levels_locked(const OpEvent& e, long tid);
   void flush_locked();
   void close_locked();
-  std::string track_locked(const OpEvent& e);
+  // The track (trace "tid") of e's communicator and stream, declared on first use; its
+  // stream name, escaped once, in *stream.
+  long track_locked(const OpEvent& e, const std::string** stream);
 
   mutable std::mutex mu_;
   std::FILE* file_ = nullptr;
@@ -59,7 +61,7 @@ class Timeline {
   std::int64_t offset_ns_ = 0;
   std::string buf_;
   bool first_event_ = true;
-  std::set<long> tracks_;
+  std::map<long, std::string> tracks_;  // tid -> escaped stream name
 };
 
 // The CHORUS_DEBUG_FILE-style expansion of `pattern` (%h host, %p pid, %r rank).
