@@ -42,23 +42,21 @@ const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
   const unsigned kinds = caps.windows ? model_kinds_.windows : model_kinds_.messages;
   if ((kinds & (1u << k)) == 0 || caps.spans_hosts || nranks < 2) return nullptr;
   if (!caps.windows && !cfg_.cost.net_measured) return nullptr;
+  const std::string_view ruled = rules(kind, bytes, nranks, caps).name;
   const char* best = nullptr;
-  double best_t = 0;
+  double best_t = 0, ruled_t = -1;
   for (const TableEntry& e : entries()) {
     if (e.kind != kind || e.uses_windows != caps.windows || e.uses_host_windows) continue;
     if (std::string_view(e.name) == "single_copy" && !caps.single_copy) continue;
     const double t = predict_us(cfg_.cost, kind, e.name, bytes, nranks, caps);
+    if (t >= 0 && e.name == ruled) ruled_t = t;
     if (t >= 0 && (best == nullptr || t < best_t)) {
       best = e.name;
       best_t = t;
     }
   }
-  if (best != nullptr) {
-    const char* ruled = rules(kind, bytes, nranks, caps).name;
-    const double t = predict_us(cfg_.cost, kind, ruled, bytes, nranks, caps);
-    if (std::string_view(ruled) != best && t >= 0 && t <= best_t * (1 + kModelTie))
-      return nullptr;
-  }
+  if (best != nullptr && best != ruled && ruled_t >= 0 && ruled_t <= best_t * (1 + kModelTie))
+    return nullptr;
   if (best_us != nullptr) *best_us = best_t;
   return best;
 }

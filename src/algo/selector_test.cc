@@ -417,20 +417,12 @@ TEST(SelectorModel, OverTcpOnceMeasured) {
 // predicted 3.9% ahead of the rules' ring (and measured 1.9x ahead).
 TEST(SelectorModel, ATieKeepsTheRulesChoice) {
   SelectorConfig cfg{64 << 10, ""};
-  CostParams& p = cfg.cost;
-  p.cache_bytes = 524288;
-  p.copy_bw_cache = 48856.191;
-  p.copy_bw_mem = 18824.0701;
-  p.cpus = 2;
-  p.net_bw = 625.972171;
-  p.net_sync_us = 8.005;
-  p.peer_read_bw = 10665.0935;
-  p.peer_read_us = 0.980990234;
-  p.reduce_bw_cache = 28592.1987;
-  p.reduce_bw_mem = 12166.4307;
-  p.sync_us = 0.3;
-  p.wake_us = 3.361;
-  p.measured = p.net_measured = true;
+  ASSERT_TRUE(from_text(
+      "sync_us=0.3;wake_us=3.361;net_sync_us=8.005;net_bw=625.972171;copy_bw_cache=48856.191;"
+      "copy_bw_mem=18824.0701;reduce_bw_cache=28592.1987;reduce_bw_mem=12166.4307;"
+      "peer_read_bw=10665.0935;peer_read_us=0.980990234;cache_bytes=524288;"
+      "window_half=2097152;chunk_bytes=1048576;cpus=2;measured=1;net_measured=1",
+      cfg.cost));
   const Selector s = Selector::create(cfg).value();
   const Capabilities tcp{};
   const Estimate big = s.estimate(CollKind::kAllReduce, 16 << 20, 4, tcp);

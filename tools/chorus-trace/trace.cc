@@ -36,9 +36,8 @@ void read_spans(RankFile& f) {
     if (e.value("ph", "") != "X" || e.value("pid", -1) != f.rank) continue;
     const auto& a = e.value("args", nlohmann::json::object());
     if (e.value("cat", "") == "chorus.level") {
-      f.levels.push_back({f.rank, a.value("op", ""), e.value("name", ""), a.value("via", ""),
-                          a.value("level", 0), a.value("seq", 0ULL), e.value("ts", 0.0),
-                          e.value("dur", 0.0)});
+      f.levels.push_back({a.value("op", ""), e.value("name", ""), a.value("via", ""),
+                          a.value("level", 0), e.value("dur", 0.0)});
       continue;
     }
     if (e.value("cat", "") != "chorus") continue;

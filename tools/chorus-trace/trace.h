@@ -29,13 +29,11 @@ struct Span {
 
 // One level of a hierarchical algorithm inside an operation's span ("cat":"chorus.level").
 struct LevelSpan {
-  int rank = 0;
   std::string op;    // the operation: "all_reduce", ...
   std::string name;  // "host reduce_scatter", "across hosts all_reduce", ...
   std::string via;   // "windows", "messages" or ""
   int level = 0;     // the phase's number in its algorithm
-  unsigned long long seq = 0;
-  double ts = 0, dur = 0;
+  double dur = 0;    // us
 };
 
 struct RankFile {
