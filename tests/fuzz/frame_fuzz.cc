@@ -140,9 +140,15 @@ void fuzz_engine(const std::uint8_t* data, std::size_t size) {
     // EOF is already queued: every op completes or fails (or the engine aborts, after which
     // wait() reports the abort and pending ops are left to cancel/close) long before the
     // deadline. A timeout would be a silent hang.
+    // wait() returns at the first failed op without driving progress, so each round waits
+    // only for the ops still pending (a failed receive must not hide a send that the EOF
+    // still has to fail).
     bool all_done = false;
     for (int round = 0; round < 5 && !all_done && !engine.aborted(); ++round) {
-      Status st = engine.wait(ptrs, Deadline::after(std::chrono::seconds(5)));
+      std::vector<Op*> pending;
+      for (Op* op : ptrs)
+        if (!op->done.load()) pending.push_back(op);
+      Status st = engine.wait(pending, Deadline::after(std::chrono::seconds(5)));
       check(st.code() != ErrorCode::kTimeout || engine.aborted());  // a peer may report one
       all_done = true;
       for (Op* op : ptrs) all_done = all_done && op->done.load();

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of tests/fuzz/frame_fuzz.cc into tests/fuzz/corpus/.
+"""Writes the seed corpus of tests/fuzz/frame_fuzz.cc into tests/fuzz/corpus/ (or the
+directory given as the only argument; the test fuzz_corpus_current compares the two).
 Each file: one selector byte (0 frame, 1 hello, 2 store, 3 engine stream) + input.
-Valid frames of every kind, plus truncated, oversized and wrong-version/token ones."""
+Valid frames of every kind, plus truncated, oversized and wrong-version/token ones.
+The wire version is read from src/transport/tcp/frame.h, so the seeds follow it."""
 import os
+import re
 import struct
+import sys
 
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "..", "..", "src", "transport", "tcp", "frame.h")) as f:
+    VERSION = int(re.search(r"kWireVersion = (\d+);", f.read()).group(1))
 TOKEN = 0xC0FFEE1234
-MAGIC, VERSION = 0x53524843, 3
-HELLO, EAGER, RTS, CTS, DATA, NACK, CANCEL, ABORT, DESYNC, BYE = range(1, 11)
-out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+MAGIC = 0x53524843
+HELLO, EAGER, RTS, CTS, DATA, NACK, CANCEL, ABORT, DESYNC, BYE, RTR, PUT = range(1, 13)
+out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
 
 
 def frame(kind, length=0, arg=0, comm=1, seq=1, step=0, sig=0, peer_sig=0, token=TOKEN,
@@ -32,7 +39,7 @@ seeds = {}
 # 0: frame headers of every kind, and broken ones.
 for kind, length, arg in [(HELLO, 0, 1), (EAGER, 16, 0), (RTS, 256, 1), (CTS, 0, 1), (DATA, 256, 1),
                           (NACK, 16, 1), (CANCEL, 0, 1), (ABORT, 5, 3 | (2 << 32)), (DESYNC, 0, 0),
-                          (BYE, 0, 0)]:
+                          (BYE, 0, 0), (RTR, 256, 3), (PUT, 256, 3)]:
     seeds[f"frame_kind{kind}"] = b"\0" + frame(kind, length, arg, sig=11, peer_sig=12, progress=13)
 seeds["frame_truncated"] = b"\0" + frame(EAGER, 16)[:30]
 seeds["frame_huge_eager"] = b"\0" + frame(EAGER, 1 << 62)
@@ -77,6 +84,11 @@ seeds["engine_huge"] = b"\3" + frame(DATA, 1 << 50, 9, seq=2)
 seeds["engine_hello_after_setup"] = b"\3" + frame(HELLO, 0, 1, seq=2)
 seeds["engine_bye"] = b"\3" + frame(EAGER, 16, seq=1, progress=4) + bytes(16) + frame(BYE, progress=9)
 seeds["engine_bye_with_length"] = b"\3" + frame(BYE, 8, progress=9) + bytes(8)
+# A message far ahead of every posted receive (the peer skipped them): the receives fail
+# as overtaken, the rendezvous send waits for a CTS until the EOF fails it.
+seeds["engine_overtaken"] = b"\3" + frame(RTS, 0, 0, seq=0xFFFFFFFB)
+seeds["engine_rtr_put"] = (b"\3" + frame(RTR, 16, 5, seq=4) + frame(PUT, 16, 5, seq=1) +
+                           bytes(16))
 seeds["engine_garbage"] = b"\3" + b"GET / HTTP/1.1\r\n\r\n" * 4
 
 os.makedirs(out_dir, exist_ok=True)
