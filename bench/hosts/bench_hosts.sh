@@ -2,8 +2,9 @@
 # all_reduce across two network-namespace "hosts" (tests/netns/netns_lib.sh), Chorus
 # against Open MPI and Gloo, on an unshaped veth link and on links shaped with tc tbf:
 #
-#   bench/hosts/bench_hosts.sh [--quick] [--ranks-per-host L] [--build DIR]
-#                              [--peer-dir DIR] [--no-mpi] [--no-gloo] [--keep DIR]
+#   bench/hosts/bench_hosts.sh [--quick] [--ranks-per-host L] [--build DIR] [--repeats R]
+#                              [--shapes LIST] [--peer-dir DIR] [--no-mpi] [--no-gloo]
+#                              [--keep DIR]
 #
 # Needs root (namespaces, tc). Two hosts (namespaces) joined by a bridge, L ranks on each
 # (default 2); hosts are contiguous in rank order (host 0 = ranks 0..L-1).
@@ -21,9 +22,13 @@
 #     which then spins without yielding; 2L spinning ranks on 2 CPUs took 4-16 ms for 8 B.
 #     Gloo's gloo_bench (bench/compare: gloo::allreduce, what PyTorch's gloo backend
 #     calls), L ranks per host started by chorus-run, TCP on eth0 (GLOO_SOCKET_IFNAME).
-#   Sizes: 8 B (20 iterations) and 64 KiB..64 MiB x4 (64 KiB-1 MiB: 20 iterations, 4 MiB
-#     and up: 5), float32 sum, results checked (-c 1). --quick: unshaped only, 8 B and
-#     64 KiB / 512 KiB / 4 MiB, few iterations (about a minute).
+#   Sizes: 8 B (500 iterations) and 64 KiB..64 MiB x4 (64 KiB-1 MiB: 40 iterations, 4 MiB
+#     and up: 8), float32 sum, results checked (-c 1). --quick: unshaped only, 8 B and
+#     64 KiB / 512 KiB / 4 MiB, few iterations, one repeat (about a minute).
+#   Repeats: every system runs R times (default 3), interleaved (system after system, then
+#     again), and each cell is the median of its R runs: on a 2-vCPU VM one run of a few
+#     iterations moves by up to 1.6x between two columns that run the same algorithm.
+#   --shapes: a comma-separated subset of unshaped,10gbit,1gbit (default all three).
 # Output: one Markdown table per shape: time (us, out-of-place) and busbw (GB/s, =
 # algbw x 2(n-1)/n) per system, and on shaped links "link%", the share of the link rate
 # that the bytes the algorithm sends across the link represent:
@@ -42,12 +47,15 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-QUICK=0 L=2 BUILD="$repo/build" PEER=/tmp/chorus-bench-hosts/compare MPI=1 GLOO=1 KEEP=""
+QUICK=0 L=2 BUILD="$repo/build" PEER=/tmp/chorus-bench-hosts/compare MPI=1 GLOO=1 KEEP="" R=3
+ONLY_SHAPES=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --ranks-per-host) L=$2; shift ;;
     --build) BUILD=$2; shift ;;
+    --repeats) R=$2; shift ;;
+    --shapes) ONLY_SHAPES=$2; shift ;;
     --peer-dir) PEER=$2; shift ;;
     --no-mpi) MPI=0 ;;
     --no-gloo) GLOO=0 ;;
@@ -85,10 +93,13 @@ netns_setup 2
 if [ "$QUICK" = 1 ]; then
   SHAPES=(unshaped)
   SEGMENTS=("8 8 2 10 2" "64K 4M 8 5 1")          # minbytes maxbytes factor iters warmup
+  R=1
 else
   SHAPES=(unshaped 10gbit 1gbit)
-  SEGMENTS=("8 8 2 20 3" "64K 1M 4 20 3" "4M 64M 4 5 1")
+  SEGMENTS=("8 8 2 500 20" "64K 1M 4 40 5" "4M 64M 4 8 2")
 fi
+[ -n "$ONLY_SHAPES" ] && IFS=, read -r -a SHAPES <<<"$ONLY_SHAPES"
+case "$R" in ''|*[!0-9]*|0) echo "bench_hosts: --repeats needs a positive number" >&2; exit 2 ;; esac
 SYSTEMS=(default ring hier)
 [ "$MPI" = 1 ] && SYSTEMS+=(mpi)
 [ "$GLOO" = 1 ] && SYSTEMS+=(gloo)
@@ -168,22 +179,24 @@ run_gloo() {
 start=$SECONDS
 for sh in "${SHAPES[@]}"; do
   shape "$sh"
-  for sys in "${SYSTEMS[@]}"; do
-    for i in "${!SEGMENTS[@]}"; do
-      t0=$SECONDS
-      case "$sys" in
-        mpi) run_mpi "$sys" "$sh" "$i" ${SEGMENTS[$i]} ;;
-        gloo) run_gloo "$sys" "$sh" "$i" ${SEGMENTS[$i]} ;;
-        *) run_chorus "$sys" "$sh" "$i" ${SEGMENTS[$i]} ;;
-      esac
-      echo "bench_hosts: $sh $sys [${SEGMENTS[$i]}] $(( SECONDS - t0 )) s" >&2
+  for (( rep = 0; rep < R; rep++ )); do
+    for sys in "${SYSTEMS[@]}"; do
+      for i in "${!SEGMENTS[@]}"; do
+        t0=$SECONDS
+        case "$sys" in
+          mpi) run_mpi "$sys" "$sh" "$i.$rep" ${SEGMENTS[$i]} ;;
+          gloo) run_gloo "$sys" "$sh" "$i.$rep" ${SEGMENTS[$i]} ;;
+          *) run_chorus "$sys" "$sh" "$i.$rep" ${SEGMENTS[$i]} ;;
+        esac
+        echo "bench_hosts: $sh $sys [${SEGMENTS[$i]}] repeat $(( rep + 1 ))/$R $(( SECONDS - t0 )) s" >&2
+      done
     done
   done
 done
 shape unshaped
 echo "bench_hosts: all runs took $(( SECONDS - start )) s" >&2
 
-echo "## $L ranks per host x 2 hosts, all_reduce float32 sum ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo "## $L ranks per host x 2 hosts, all_reduce float32 sum, median of $R interleaved runs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC'))"
 timeout 60 python3 - "$TMP" "$L" "${SHAPES[*]}" "${SYSTEMS[*]}" <<'EOF'
 import glob, json, os, sys
 tmp, L, shapes, systems = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
@@ -194,7 +207,7 @@ factor = {"default": 1.0, "hier": 1.0, "ring": 2 * (n - 1) / n, "mpi": 2 * (n - 
 names = {"default": "chorus default", "ring": "chorus ring", "hier": "chorus hier",
          "mpi": "Open MPI", "gloo": "Gloo"}
 for sh in shapes:
-    rows = {}
+    runs = {}
     for sys_ in systems:
         for path in sorted(glob.glob(os.path.join(tmp, "%s.%s.*" % (sh, sys_), "rows.json"))):
             try:
@@ -203,7 +216,13 @@ for sh in shapes:
                 continue
             for r in data:
                 wrong = (r.get("oop_wrong") or 0) + (r.get("ip_wrong") or 0)
-                rows.setdefault(r["size"], {})[sys_] = (r["oop_time_us"], r["oop_busbw"], wrong)
+                runs.setdefault(r["size"], {}).setdefault(sys_, []).append(
+                    (r["oop_time_us"], r["oop_busbw"], wrong))
+    rows = {}  # the median run of each cell by time; wrong results of any run are shown
+    for size, per in runs.items():
+        for sys_, rs in per.items():
+            t, bw, _ = sorted(rs)[len(rs) // 2]
+            rows.setdefault(size, {})[sys_] = (t, bw, sum(w for _, _, w in rs))
     print("\n### %s%s\n" % (sh, "" if sh == "unshaped" else " (tc tbf on each host's egress)"))
     head = ["size (B)"]
     for s in systems:

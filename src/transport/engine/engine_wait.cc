@@ -76,7 +76,7 @@ bool Engine::take_turn(std::unique_lock<std::mutex>& lk, Deadline deadline, bool
   if (!moved && !*block) {
     lk.unlock();
     if (phase == WaitPolicy::Phase::kSpin) WaitPolicy::cpu_relax();
-    else ::sched_yield();
+    else WaitPolicy::yield();
     lk.lock();
   }
   polling_ = false;

@@ -48,6 +48,7 @@ WaitPolicy::Config WaitPolicy::for_tcp(std::int64_t spin_us, int local_ranks) {
   c.yield_ns = ns - c.spin_ns;
   c.adaptive = true;
   c.block_when_oversubscribed = true;
+  c.crowded_yield_ns = 2 * ns;
   c.local_ranks = local_ranks;
   c.cores = usable_cores();
   return c;
@@ -62,14 +63,21 @@ WaitPolicy::WaitPolicy(const Config& c)
       restart_(c.restart_on_progress),
       watch_load_(c.block_when_oversubscribed),
       spin_when_idle_(c.spin_when_idle),
+      crowded_ns_(std::max<std::int64_t>(c.crowded_yield_ns, 0)),
       cores_(c.cores > 0 ? c.cores : usable_cores()) {
   oversubscribed_ = (watch_load_ || spin_when_idle_) && c.local_ranks > cores_;
 }
 
 WaitPolicy::Phase WaitPolicy::phase(Clock::time_point start, Clock::time_point now) {
-  if (!busy_enabled() || (watch_load_ && (oversubscribed_ || loaded(now)))) return Phase::kBlock;
+  if (!busy_enabled()) return Phase::kBlock;
   const std::int64_t t =
       std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+  if (watch_load_ && (oversubscribed_ || loaded(now))) {
+    // Our own ranks crowd the host: yield to them for a while, unless yields are slow
+    // (strangers take the core). Only the local rank count tells ours from strangers'.
+    const bool ours = oversubscribed_ && crowded_ns_ > 0 && !yields_slow(now);
+    return ours && t < crowded_ns_ * cur_ns_ / max_ns_ ? Phase::kYield : Phase::kBlock;
+  }
   if (t >= cur_ns_) return Phase::kBlock;
   if (t >= cur_ns_ * spin_ns_ / max_ns_) return Phase::kYield;  // the spin share of the budget
   if (spin_when_idle_ && (oversubscribed_ || loaded(now))) return Phase::kYield;
@@ -89,6 +97,37 @@ void WaitPolicy::cpu_relax() {
     asm volatile("yield" ::: "memory");
 #endif
   }
+}
+
+namespace {
+std::atomic<std::int64_t> slow_until_ns{0};  // steady clock: crowded yields off until then
+std::atomic<std::int64_t> slow_backoff_ns{0};
+constexpr std::int64_t kSlowBackoffMinNs = 20'000'000, kSlowBackoffMaxNs = 1'000'000'000;
+std::int64_t ns_of(WaitPolicy::Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+}  // namespace
+
+void WaitPolicy::yield() {
+  const Clock::time_point t0 = Clock::now();
+  ::sched_yield();
+  const Clock::time_point t1 = Clock::now();
+  if (ns_of(t1) - ns_of(t0) < kSlowYieldNs) {
+    // Forget the backoff only after ten pauses' time without a slow yield: on a host
+    // shared with busy strangers fast and slow yields alternate.
+    const std::int64_t b = slow_backoff_ns.load(std::memory_order_relaxed);
+    if (b > 0 && ns_of(t1) >= slow_until_ns.load(std::memory_order_relaxed) + 10 * b)
+      slow_backoff_ns.store(0, std::memory_order_relaxed);
+    return;
+  }
+  const std::int64_t b = std::clamp<std::int64_t>(
+      2 * slow_backoff_ns.load(std::memory_order_relaxed), kSlowBackoffMinNs, kSlowBackoffMaxNs);
+  slow_backoff_ns.store(b, std::memory_order_relaxed);
+  slow_until_ns.store(ns_of(t1) + b, std::memory_order_relaxed);
+}
+
+bool WaitPolicy::yields_slow(Clock::time_point now) {
+  return ns_of(now) < slow_until_ns.load(std::memory_order_relaxed);
 }
 
 // More runnable tasks on the host than cores this process may use (/proc/loadavg's

@@ -31,6 +31,13 @@ class WaitPolicy {
     // runnable tasks than cores, the spin phase polls with sched_yield() instead (a busy
     // waiter would keep the core from the peer it waits for).
     bool spin_when_idle = false;
+    // With block_when_oversubscribed: while this host runs more ranks than cores, poll
+    // with sched_yield() for this long (scaled with the adaptive budget) before blocking,
+    // unless yields have lately been slow (yields_slow()). The core a yield gives up goes
+    // to a peer rank, which is what the waiter waits for; a wake-up from a block costs
+    // more. Not while other tasks crowd the host (a stranger takes a whole time slice
+    // from each yield): then a yield is slow and blocking is the cheaper wait.
+    std::int64_t crowded_yield_ns = 0;
     int local_ranks = 1;
     int cores = 0;  // cores this process may use; 0 = ask the kernel (usable_cores())
   };
@@ -46,8 +53,10 @@ class WaitPolicy {
   // What one sched_yield() with nothing else to run costs here (the least of a few
   // calls, measured at the first call of the process), clamped to [0.1, 20] us.
   static std::int64_t yield_cost_ns();
-  // TCP: CHORUS_SPIN_US of busy polling (3/4 spin, 1/4 yield), adaptive, none when the
-  // host is oversubscribed; `local_ranks` share this host.
+  // TCP: CHORUS_SPIN_US of busy polling (3/4 spin, 1/4 yield), adaptive; when the host
+  // runs more ranks than cores, 2 x CHORUS_SPIN_US of yield polling instead, while yields
+  // are fast (one wake-up of a blocked rank costs ~50-60 us on a 2-vCPU VM: yielding
+  // twice as long is the competitive bound); `local_ranks` share this host.
   static Config for_tcp(std::int64_t spin_us, int local_ranks);
 
   explicit WaitPolicy(const Config& c);
@@ -67,6 +76,13 @@ class WaitPolicy {
   void record(bool blocked);
 
   static void cpu_relax();
+  // sched_yield(), timed: a yield that took longer than kSlowYieldNs gave the core to a
+  // task that kept it for a time slice; crowded yield polling then stops process-wide for
+  // a while (20 ms, doubling with every slow yield up to 1 s; back to 20 ms after ten
+  // times the last pause without one).
+  static void yield();
+  static bool yields_slow(Clock::time_point now);
+  static constexpr std::int64_t kSlowYieldNs = 500'000;
 
  private:
   bool loaded(Clock::time_point now);
@@ -80,6 +96,7 @@ class WaitPolicy {
   bool watch_load_;
   bool spin_when_idle_;
   bool oversubscribed_;
+  std::int64_t crowded_ns_;
   int cores_;
 };
 

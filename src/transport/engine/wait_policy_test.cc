@@ -2,6 +2,10 @@
 #include "transport/engine/wait_policy.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+
+#include <atomic>
+#include <thread>
 
 namespace chorus::engine {
 namespace {
@@ -66,9 +70,49 @@ TEST(WaitPolicy, AdaptiveBudgetHalvesAfterBlockingAndRecovers) {
   EXPECT_EQ(p.budget_ns(), 64'000);  // ceiling: the configured budget
 }
 
-TEST(WaitPolicy, NoBusyWaitingWhenRanksOutnumberCoresOrBudgetIsZero) {
-  WaitPolicy crowded(WaitPolicy::for_tcp(50, 1 << 20));  // more ranks than any host's cores
-  EXPECT_EQ(crowded.phase(t0(), t0()), Phase::kBlock);
+TEST(WaitPolicy, TcpYieldsToItsOwnRanksWhenTheyOutnumberCoresThenBlocks) {
+  // More ranks than any host's cores: no spin, yield polling for 2 x CHORUS_SPIN_US.
+  // (Times far ahead: past any slow-yield pause another test may have caused.)
+  const auto s = WaitPolicy::Clock::now() + std::chrono::hours(10);
+  WaitPolicy crowded(WaitPolicy::for_tcp(50, 1 << 20));
+  EXPECT_EQ(crowded.phase(s, s), Phase::kYield);
+  EXPECT_EQ(crowded.phase(s, s + microseconds(99)), Phase::kYield);
+  EXPECT_EQ(crowded.phase(s, s + microseconds(100)), Phase::kBlock);
+  for (int i = 0; i < 10; ++i) crowded.record(true);  // adaptive: the budget shrinks alike
+  EXPECT_EQ(crowded.phase(s, s + microseconds(7)), Phase::kBlock);
+  WaitPolicy off(WaitPolicy::for_tcp(0, 1 << 20));
+  EXPECT_EQ(off.phase(s, s), Phase::kBlock);
+}
+
+TEST(WaitPolicy, SlowYieldsTurnCrowdedYieldingOffForAWhile) {
+  // A task that keeps the core for a time slice (a stranger: here a busy child thread
+  // pinned with us to one core) makes a yield slow; crowded waits then block at once.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  std::atomic<bool> stop{false};
+  std::thread hog([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  bool slow = false;
+  for (int i = 0; i < 200 && !slow; ++i) {
+    WaitPolicy::yield();
+    slow = WaitPolicy::yields_slow(WaitPolicy::Clock::now());
+  }
+  stop = true;
+  hog.join();
+  ASSERT_EQ(sched_setaffinity(0, sizeof(before), &before), 0);
+  ASSERT_TRUE(slow) << "200 yields next to a busy thread on one core were all fast";
+  WaitPolicy crowded(WaitPolicy::for_tcp(50, 1 << 20));
+  const auto now = WaitPolicy::Clock::now();
+  EXPECT_EQ(crowded.phase(now, now), Phase::kBlock);
+}
+
+TEST(WaitPolicy, NoBusyWaitingWhenTheBudgetIsZero) {
   WaitPolicy off(WaitPolicy::for_tcp(0, 1));
   EXPECT_FALSE(off.busy_enabled());
   EXPECT_EQ(off.phase(t0(), t0()), Phase::kBlock);
