@@ -58,8 +58,9 @@ void usage(const char* prog) {
   std::printf(
       "usage: %s [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-c 0|1] [-r ROOT]\n"
       "          [--op all_reduce,all_gather,reduce_scatter,broadcast,all_to_all|all]\n"
-      "          [--json FILE] [--store DIR]\n"
-      "Sizes as chorus-bench (bytes, K/M/G suffixes; float32, sum). Exit 1 on wrong results.\n",
+      "          [--json FILE] [--store DIR] [--sync]\n"
+      "Sizes as chorus-bench (bytes, K/M/G suffixes; float32, sum). Exit 1 on wrong results.\n"
+      "--sync: a barrier before every timed iteration, each timed to its last rank's end.\n",
       prog);
 }
 
@@ -72,6 +73,7 @@ int parse_args(int argc, char** argv, const char* prog, Config* cfg) {
       {"warmup_iters", required_argument, nullptr, 'w'}, {"check", required_argument, nullptr, 'c'},
       {"root", required_argument, nullptr, 'r'}, {"op", required_argument, nullptr, 'O'},
       {"json", required_argument, nullptr, 'J'}, {"store", required_argument, nullptr, 'S'},
+      {"sync", no_argument, nullptr, 'Y'},
       {"help", no_argument, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
   int c, factor = 2, check = 1;
   bool ok = true;
@@ -87,6 +89,7 @@ int parse_args(int argc, char** argv, const char* prog, Config* cfg) {
       case 'O': ok = parse_ops(optarg, &cfg->ops); break;
       case 'J': cfg->json_path = optarg; break;
       case 'S': cfg->store_path = optarg; break;
+      case 'Y': cfg->sync = true; break;
       case 'h': usage(prog); return 0;
       default: ok = false; break;
     }

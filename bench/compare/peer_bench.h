@@ -26,6 +26,7 @@ struct Config {
   std::vector<Op> ops{Op::kAllReduce};
   std::string json_path;   // rank 0 writes every row here (a JSON array) when set
   std::string store_path;  // rendezvous directory (Gloo's FileStore); unused by MPI
+  bool sync = false;       // --sync: a barrier before every timed iteration (chorus-bench --sync)
 };
 
 // Parses argv; returns -1 to go on, else the exit status (0 for --help, 2 for bad usage).

@@ -1,5 +1,6 @@
 // Timing loop of the peer benchmarks (chorus-bench's: barrier, warm-up, barrier, timed
 // iterations, slowest rank's mean), then one checked call; rank 0 prints and writes JSON.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -13,7 +14,7 @@ namespace {
 struct Row {
   Op op;
   std::size_t bytes, count;
-  double time_us, algbw, busbw;
+  double time_us, min_us, max_us, algbw, busbw;  // mean, fastest and slowest iteration
   std::int64_t wrong;  // -1 when not checked
 };
 
@@ -27,12 +28,30 @@ Row run_row(Peer& peer, const Config& cfg, Op op, const Shape& shape, std::vecto
   peer.barrier();
   for (int i = 0; i < cfg.warmup_iters; ++i) peer.run(op, shape, a.data(), b.data());
   peer.barrier();
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < cfg.iters; ++i) peer.run(op, shape, a.data(), b.data());
-  std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+  // As chorus-bench: back to back, each interval one iteration; with --sync a barrier
+  // first and the iteration's time is its slowest rank's.
+  using Clock = std::chrono::steady_clock;
+  double fastest = 0, slowest = 0, total = 0;
+  auto last = Clock::now();
+  for (int i = 0; i < cfg.iters; ++i) {
+    if (cfg.sync) {
+      peer.barrier();
+      last = Clock::now();
+    }
+    peer.run(op, shape, a.data(), b.data());
+    const auto now = Clock::now();
+    double us = std::chrono::duration<double, std::micro>(now - last).count();
+    if (cfg.sync) us = peer.max_over_ranks(us);
+    fastest = i == 0 ? us : std::min(fastest, us);
+    slowest = std::max(slowest, us);
+    total += us;
+    last = now;
+  }
 
-  Row row{op, shape.elems * sizeof(float), shape.elems, 0, 0, 0, -1};
-  row.time_us = peer.max_over_ranks(took.count() / cfg.iters);
+  Row row{op, shape.elems * sizeof(float), shape.elems, 0, 0, 0, 0, 0, -1};
+  row.time_us = peer.max_over_ranks(total / cfg.iters);
+  row.min_us = peer.max_over_ranks(fastest);
+  row.max_us = peer.max_over_ranks(slowest);
   row.algbw = row.time_us > 0 ? static_cast<double>(row.bytes) / (row.time_us * 1e3) : 0;
   row.busbw = row.algbw * busbw_factor(op, n);
   if (cfg.check) {
@@ -66,11 +85,12 @@ bool write_json(const std::string& path, const char* system, const std::vector<R
     std::fprintf(f,
                  "  {\"system\": \"%s\", \"op\": \"%s\", \"nranks\": %d, \"size\": %zu, "
                  "\"count\": %zu, \"type\": \"float32\", \"redop\": %s, \"root\": %s, "
-                 "\"oop_time_us\": %.3f, \"oop_algbw\": %.6f, \"oop_busbw\": %.6f, "
+                 "\"oop_time_us\": %.3f, \"oop_min_us\": %.3f, \"oop_max_us\": %.3f, "
+                 "\"oop_algbw\": %.6f, \"oop_busbw\": %.6f, "
                  "\"oop_wrong\": %s, \"ip_time_us\": null, \"ip_algbw\": null, "
                  "\"ip_busbw\": null, \"ip_wrong\": null}%s\n",
                  system, op_name(r.op), nranks, r.bytes, r.count, redop ? "\"sum\"" : "null",
-                 root_text.c_str(), r.time_us, r.algbw, r.busbw, wrong_text.c_str(),
+                 root_text.c_str(), r.time_us, r.min_us, r.max_us, r.algbw, r.busbw, wrong_text.c_str(),
                  i + 1 < rows.size() ? "," : "");
   }
   std::fprintf(f, "]\n");

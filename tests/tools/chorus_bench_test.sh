@@ -41,4 +41,12 @@ if "$RUN" -n "$N" --timeout 60 "$BENCH" --op all_reduce -b 8 -e 8 -n 1 -w 0 \
 fi
 grep -q "CHORUS_ALGO='all_reduce:rhd@1K-8'.*is empty" "$TMP/out" "$TMP/err" ||
   fail "no message naming the empty range"
+# --sync: a barrier before each timed iteration, each timed to its slowest rank; the rows
+# are still checked and the JSON says which timing it holds.
+"$RUN" -n "$N" --timeout 120 "$BENCH" --op all_reduce -b 8 -e 64K -f 64 -n 5 \
+  -w 1 --sync --json "$TMP/sync.json" >"$TMP/out" 2>"$TMP/err" || fail "--sync failed"
+grep -q "^\[0\] # sync: a barrier before every timed iteration" "$TMP/out" || fail "no '# sync' line"
+"$CHECK" "$TMP/sync.json" all_reduce || fail "--sync: bad JSON"
+[ "$(grep -c '"sync": true' "$TMP/sync.json")" -eq 3 ] || fail "--sync: rows without \"sync\": true"
+grep -q '"sync": false' "$TMP/rows.json" || fail "rows without \"sync\": false"
 echo "PASS (n=$N)"

@@ -66,6 +66,10 @@ int parse_args(int argc, char** argv, BenchConfig* cfg) {
   app.add_flag("--estimate", cfg->estimate,
                "After each row, print the algorithm the library chooses and the cost model's "
                "predicted time next to the measured out-of-place time (Communicator::estimate)");
+  app.add_flag("--sync", cfg->sync,
+               "Barrier before every timed iteration; each iteration is timed from the "
+               "barrier to the last rank's completion (mean, fastest and slowest of single "
+               "operations instead of back-to-back ones)");
   app.add_option("--algo", cfg->algo, "Algorithm override (Options::algo, like CHORUS_ALGO)");
   try {
     app.parse(argc, argv);

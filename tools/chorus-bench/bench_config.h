@@ -25,6 +25,10 @@ struct BenchConfig {
   bool stats = false;     // --stats: Options::stats, rank 0 prints Communicator::stats_text()
   std::string stats_json; // --stats-json: rank 0 writes its statistics rows here
   bool estimate = false;  // --estimate: print Communicator::estimate next to each row
+  // --sync: a barrier before every timed iteration; an iteration's time is from the
+  // barrier's exit to the last rank's completion (each iteration timed on its own, not
+  // back to back), so fastest/slowest are those of single operations.
+  bool sync = false;
 };
 
 // Parses argv into `cfg`. Returns -1 to go on, else the exit code (0 after --help,

@@ -67,7 +67,7 @@ int bench(const BenchConfig& cfg) {
   if (print) {
     chorus_bench::print_footer(rows, cfg.check);
     if (!cfg.json_path.empty()) {
-      std::string error = chorus_bench::write_json(cfg.json_path, rows, comm.size());
+      std::string error = chorus_bench::write_json(cfg.json_path, rows, comm.size(), cfg.sync);
       if (!error.empty()) {
         std::fprintf(stderr, "chorus-bench: %s\n", error.c_str());
         return 1;

@@ -48,6 +48,7 @@ void print_banner(const BenchConfig& cfg, int nranks, const std::string& transpo
               chorus::version(), nranks, cfg.min_bytes, cfg.max_bytes, cfg.step_factor,
               cfg.warmup_iters, cfg.iters, cfg.check ? 1 : 0);
   std::printf("# transport: %s\n", transport.c_str());
+  if (cfg.sync) std::printf("# sync: a barrier before every timed iteration\n");
   if (!cfg.algo.empty()) std::printf("# algo: %s\n", cfg.algo.c_str());
   std::printf("#\n");
 }
@@ -109,7 +110,8 @@ std::string write_stats_json(const std::string& path, const std::vector<chorus::
   return f ? "" : "cannot write " + path;
 }
 
-std::string write_json(const std::string& path, const std::vector<RowResult>& rows, int nranks) {
+std::string write_json(const std::string& path, const std::vector<RowResult>& rows, int nranks,
+                       bool sync) {
   using Json = nlohmann::ordered_json;
   Json out = Json::array();
   for (const RowResult& r : rows) {
@@ -119,7 +121,8 @@ std::string write_json(const std::string& path, const std::vector<RowResult>& ro
                 {"count", r.elems},
                 {"type", chorus::to_string(r.dtype)},
                 {"redop", has_redop(r.coll) ? Json(chorus::to_string(r.op)) : Json()},
-                {"root", has_root(r.coll) ? Json(r.root) : Json()}};
+                {"root", has_root(r.coll) ? Json(r.root) : Json()},
+                {"sync", sync}};
     row.update(mode_json(r.out_of_place, "oop_"));
     row.update(mode_json(r.in_place, "ip_"));
     out.push_back(std::move(row));

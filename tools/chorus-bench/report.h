@@ -17,13 +17,14 @@ void print_footer(const std::vector<RowResult>& rows, bool checked);
 // Total mismatching elements over every checked row.
 std::int64_t total_wrong(const std::vector<RowResult>& rows);
 
-// Writes `rows` as a JSON array of objects with fields op, nranks, size, count, type,
-// redop, root, oop_time_us, oop_algbw, oop_busbw, oop_wrong, ip_time_us, ip_algbw,
-// ip_busbw, ip_wrong (bandwidths in GB/s; *_wrong null when unchecked; redop null for
-// collectives without one, root null for collectives without one).
-// Returns an error message, or "" on success.
 // Writes Communicator::stats() rows as a JSON array; "" or the error.
 std::string write_stats_json(const std::string& path, const std::vector<chorus::OpStatsRow>& rows);
-std::string write_json(const std::string& path, const std::vector<RowResult>& rows, int nranks);
+// Writes `rows` as a JSON array of objects with fields op, nranks, size, count, type,
+// redop, root, sync (--sync), and per mode (oop_, ip_) time_us (mean), min_us / max_us
+// (fastest / slowest iteration), algbw, busbw (GB/s), wrong (null when unchecked) and
+// stats_time_us; redop and root are null for collectives without one.
+// Returns an error message, or "" on success.
+std::string write_json(const std::string& path, const std::vector<RowResult>& rows, int nranks,
+                       bool sync);
 
 }  // namespace chorus_bench

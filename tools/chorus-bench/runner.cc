@@ -36,18 +36,22 @@ ModeResult Runner::run_mode(Coll c, const Shape& shape, bool in_place) {
   const std::size_t bytes_reported = shape.elems * es;
   const auto before = cfg_.stats ? stats_row(c, bytes_reported) : std::pair<std::uint64_t, double>{};
   using Clock = std::chrono::steady_clock;
-  double fastest = 0, slowest = 0;
-  const auto start = Clock::now();
-  auto last = start;
+  double fastest = 0, slowest = 0, total = 0;
+  auto last = Clock::now();
   for (int i = 0; i < cfg_.iters; ++i) {
+    if (cfg_.sync) {
+      comm_.barrier();
+      last = Clock::now();
+    }
     run_once();
     const auto now = Clock::now();
-    const double us = std::chrono::duration<double, std::micro>(now - last).count();
+    double us = std::chrono::duration<double, std::micro>(now - last).count();
+    if (cfg_.sync) us = max_over_ranks(us);  // the operation ends with its last rank
     fastest = i == 0 ? us : std::min(fastest, us);
     slowest = std::max(slowest, us);
+    total += us;
     last = now;
   }
-  std::chrono::duration<double, std::micro> took = last - start;
 
   ModeResult r;
   if (cfg_.stats) {
@@ -55,7 +59,7 @@ ModeResult Runner::run_mode(Coll c, const Shape& shape, bool in_place) {
     const std::uint64_t n = after.first - before.first;
     r.stats_time_us = max_over_ranks(n > 0 ? (after.second - before.second) / n : -1.0);
   }
-  r.time_us = max_over_ranks(took.count() / cfg_.iters);
+  r.time_us = max_over_ranks(total / cfg_.iters);
   r.min_us = max_over_ranks(fastest);
   r.max_us = max_over_ranks(slowest);
   double bytes = static_cast<double>(shape.elems * es);
