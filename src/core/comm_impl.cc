@@ -172,7 +172,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   }
 
   // Every rank chooses with rank 0's tuning (the host's measured cost model, the table).
-  CHORUS_ASSIGN_OR_RETURN(Tuning tuning, agree_tuning(rank, *comm_store, cfg.tuning_file,
+  CHORUS_ASSIGN_OR_RETURN(Tuning tuning, agree_tuning(rank, size, *comm_store, cfg.tuning_file,
                                                       cfg.tuning_table, deadline));
   sel_cfg.cost = tuning.cost;
   sel_cfg.table = std::move(tuning.table);

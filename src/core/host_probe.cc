@@ -2,6 +2,7 @@
 // so a busy machine disturbs it less; docs/ALGORITHMS.md lists what it measures.
 #include "core/host_probe.h"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -111,6 +112,16 @@ double wake_us() {
   return trips[kRounds / 2] / 2;
 }
 
+// The runnable tasks on the host now (this thread included); 0 when unknown.
+int runnable_now() {
+  char buf[128] = {};
+  const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+  ::close(fd);
+  return n > 0 ? runnable_tasks(buf) : 0;
+}
+
 std::size_t l2_bytes() {
   const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
   return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20;
@@ -118,9 +129,12 @@ std::size_t l2_bytes() {
 
 }  // namespace
 
-algo::CostParams probe_host(std::string* steps) {
+algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable) {
   auto last = Clock::now();
+  if (runnable != nullptr) runnable->assign(1, runnable_now());
+  // Sampled between the steps, where the probe runs on this thread alone.
   auto step = [&](const char* name) {
+    if (runnable != nullptr) runnable->push_back(runnable_now());
     if (steps != nullptr) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%s%s %.1f ms", steps->empty() ? "" : ", ", name,
@@ -196,6 +210,36 @@ algo::CostParams probe_host(std::string* steps) {
   }
   step("tcp");
   p.measured = true;
+  return p;
+}
+
+int runnable_tasks(const char* loadavg_text) {
+  int running = 0;
+  return std::sscanf(loadavg_text, "%*s %*s %*s %d/", &running) == 1 ? running : 0;
+}
+
+bool quiet_probe(const std::vector<int>& runnable, int cpus) {
+  const int limit = std::max(1, cpus - 1);
+  return std::count_if(runnable.begin(), runnable.end(), [&](int r) { return r > limit; }) <= 1;
+}
+
+algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams& now) {
+  algo::CostParams p = now;
+  for (auto bw : {&algo::CostParams::copy_bw_cache, &algo::CostParams::copy_bw_mem,
+                  &algo::CostParams::reduce_bw_cache, &algo::CostParams::reduce_bw_mem,
+                  &algo::CostParams::peer_read_bw})
+    p.*bw = std::max(before.*bw, now.*bw);
+  for (auto us : {&algo::CostParams::sync_us, &algo::CostParams::wake_us,
+                  &algo::CostParams::peer_read_us})
+    p.*us = std::min(before.*us, now.*us);
+  if (before.net_measured && now.net_measured) {
+    p.net_bw = std::max(before.net_bw, now.net_bw);
+    p.net_sync_us = std::min(before.net_sync_us, now.net_sync_us);
+  } else if (before.net_measured) {
+    p.net_bw = before.net_bw;
+    p.net_sync_us = before.net_sync_us;
+    p.net_measured = true;
+  }
   return p;
 }
 

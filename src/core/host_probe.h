@@ -2,6 +2,7 @@
 // machine in a few tens of milliseconds, and names the machine for the per-host cache.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "algo/cost_model.h"
 
@@ -12,8 +13,23 @@ namespace chorus::core {
 // cache lines and system calls as between two processes), and a TCP message hand-off and
 // stream rate over loopback (core/host_probe_tcp.h). Figures it cannot measure
 // (one processor: no hand-off; no process_vm_readv) keep their defaults. Thread-safe.
-// `steps`, when given, receives the time of each step ("copy 3.1 ms, ...").
-algo::CostParams probe_host(std::string* steps = nullptr);
+// `steps`, when given, receives the time of each step ("copy 3.1 ms, ..."); `runnable`,
+// when given, the runnable tasks on the host (/proc/loadavg, this thread included)
+// sampled before the first step and after each, where the probe runs on one thread.
+algo::CostParams probe_host(std::string* steps = nullptr, std::vector<int>* runnable = nullptr);
+
+// The runnable tasks in a /proc/loadavg text ("0.52 0.58 0.59 3/456 7890" -> 3); 0 when
+// it does not parse.
+int runnable_tasks(const char* loadavg_text);
+
+// Whether a probe whose samples of runnable tasks were `runnable` ran on a quiet host: in
+// all samples but one at most (a kernel worker that runs for a moment), no more tasks were
+// runnable than leave the probe's thread and its helper thread a processor of `cpus` each.
+bool quiet_probe(const std::vector<int>& runnable, int cpus);
+
+// The better figure of two probes of one host, each: the higher bandwidths, the lower
+// latencies (load only ever slows a figure down); the sizes and processors of `now`.
+algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams& now);
 
 // "CPU model|processors|kernel release": what the tuning cache is keyed by.
 std::string host_key();

@@ -1,7 +1,7 @@
 // The tuning cache and its agreement (tuning.h). The file (docs/CONFIG.md, "Tuning file"):
 //   {"version": 1,
 //    "hosts": {"<CPU model>|<processors>|<kernel release>":
-//                {"params": {"sync_us": 0.21, ...}, "probe_ms": 31.5}},
+//                {"params": {"sync_us": 0.21, ...}, "probe_ms": 31.5, "quiet": true}},
 //    "table": [{"op": "all_reduce", "ranks": 2, "lo": 0, "hi": 65536, "algo": "shm"}]}
 #include "core/tuning.h"
 
@@ -85,8 +85,25 @@ bool write_atomically(const std::string& path, const json& doc) {
   return !ec;
 }
 
+// The entry of this host in a parsed tuning file, when it has one that a quiet probe wrote
+// and whose parameters parse (into `out`); provisional entries come back in `out` too.
+enum class Entry { kNone, kProvisional, kQuiet };
+Entry host_entry(const json& doc, const std::string& key, algo::CostParams& out) {
+  if (!doc.is_object() || !doc.contains("hosts") || !doc["hosts"].is_object() ||
+      !doc["hosts"].contains(key) || !doc["hosts"][key].is_object() ||
+      !params_from_json(doc["hosts"][key].value("params", json()), out))
+    return Entry::kNone;
+  const json quiet = doc["hosts"][key].value("quiet", json());
+  return quiet.is_boolean() && quiet.get<bool>() ? Entry::kQuiet : Entry::kProvisional;
+}
+
 // This host's parameters from the file at `path`, probing (and writing back) when the
-// file lacks them; `table` receives the file's table, if any.
+// file lacks them; `table` receives the file's table, if any. A probe that ran while
+// other tasks were runnable is kept as provisional ("quiet": false): the next init probes
+// again and keeps the better of the two figures, until a probe finds the host quiet (a
+// first init in the middle of a parallel test run or of a job's start-up would otherwise
+// leave figures measured under load in the cache for good). Entries written before
+// "quiet" existed count as provisional.
 algo::CostParams cached_params(const std::string& path, std::vector<algo::SelectorConfig::TableRow>& table) {
   const std::string key = host_key();
   json doc = json::object();
@@ -106,21 +123,28 @@ algo::CostParams cached_params(const std::string& path, std::vector<algo::Select
       table.clear();
     }
   }
-  algo::CostParams p;
-  if (doc.contains("hosts") && doc["hosts"].is_object() && doc["hosts"].contains(key) &&
-      doc["hosts"][key].is_object() && params_from_json(doc["hosts"][key].value("params", json()), p))
-    return p;
+  algo::CostParams cached;
+  const Entry entry = host_entry(doc, key, cached);
+  if (entry == Entry::kQuiet) return cached;
+  const bool have = entry == Entry::kProvisional;
   const auto t0 = std::chrono::steady_clock::now();
   std::string steps;
-  p = probe_host(&steps);
+  std::vector<int> runnable;
+  algo::CostParams p = probe_host(&steps, &runnable);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  CHORUS_LOG(INFO, Init, "host probe took %.1f ms (%s): %s", ms, steps.c_str(),
+  const bool quiet = quiet_probe(runnable, p.cpus);
+  if (have) p = best_of(cached, p);
+  std::string seen;
+  for (int r : runnable) seen += (seen.empty() ? "" : ",") + std::to_string(r);
+  CHORUS_LOG(INFO, Init, "host probe took %.1f ms (%s), runnable tasks %s (%s)%s: %s", ms,
+             steps.c_str(), seen.c_str(), quiet ? "quiet" : "busy: provisional",
+             have ? ", merged with the cached provisional figures" : "",
              algo::to_text(p).c_str());
   if (path == "none") return p;
   doc["version"] = 1;
   if (!doc.contains("hosts") || !doc["hosts"].is_object()) doc["hosts"] = json::object();
-  doc["hosts"][key] = json{{"params", params_json(p)}, {"probe_ms", ms}};
+  doc["hosts"][key] = json{{"params", params_json(p)}, {"probe_ms", ms}, {"quiet", quiet}};
   if (!write_atomically(path, doc))
     warn_once("tuning file " + path + " could not be written: the probe will run again");
   return p;
@@ -194,6 +218,9 @@ bool from_text(const std::string& text, Tuning& out) {
   return true;
 }
 
+// How long rank 0 waits for the other ranks to reach the tuning before it probes anyway.
+constexpr auto kArrivalWait = std::chrono::seconds(2);
+
 std::string tuning_path(const std::string& configured) {
   if (!configured.empty()) return configured;
   const auto& env = config::Environment::process();
@@ -202,11 +229,34 @@ std::string tuning_path(const std::string& configured) {
   return "none";
 }
 
-Result<Tuning> local_tuning(const std::string& tuning_file, const std::string& table_file) {
-  static std::mutex mu;
-  static std::map<std::string, Tuning> done;  // per (tuning file, table file)
+namespace {
+// This process's tuning per (tuning file path, table file): each is read once.
+struct Tuned {
+  std::mutex mu;
+  std::map<std::string, Tuning> done;
+};
+Tuned& tuned() {
+  static Tuned t;
+  return t;
+}
+}  // namespace
+
+bool probe_due(const std::string& tuning_file, const std::string& table_file) {
   const std::string path = tuning_path(tuning_file);
-  std::lock_guard<std::mutex> g(mu);
+  {
+    std::lock_guard<std::mutex> g(tuned().mu);
+    if (tuned().done.count(path + "\n" + table_file) != 0) return false;
+  }
+  std::string text;
+  if (path == "none" || !read_file(path, text)) return true;
+  algo::CostParams unused;
+  return host_entry(json::parse(text, nullptr, false), host_key(), unused) != Entry::kQuiet;
+}
+
+Result<Tuning> local_tuning(const std::string& tuning_file, const std::string& table_file) {
+  const std::string path = tuning_path(tuning_file);
+  std::lock_guard<std::mutex> g(tuned().mu);
+  std::map<std::string, Tuning>& done = tuned().done;
   if (auto it = done.find(path + "\n" + table_file); it != done.end()) return it->second;
   Tuning t;
   t.cost = cached_params(path, t.table);
@@ -221,14 +271,22 @@ Result<Tuning> local_tuning(const std::string& tuning_file, const std::string& t
   return t;
 }
 
-Result<Tuning> agree_tuning(int rank, bootstrap::Store& store, const std::string& tuning_file,
-                            const std::string& table_file, Deadline deadline) {
+Result<Tuning> agree_tuning(int rank, int size, bootstrap::Store& store,
+                            const std::string& tuning_file, const std::string& table_file,
+                            Deadline deadline) {
   if (rank == 0) {
+    // A probe is due: wait (a little) until every other rank waits for the tuning, asleep
+    // in the store, rather than starting up on the processors the probe measures.
+    if (size > 1 && probe_due(tuning_file, table_file))
+      (void)store.get("tuning/arrived",
+                      Deadline::earliest(deadline, Deadline::after(kArrivalWait)));
     Result<Tuning> mine = local_tuning(tuning_file, table_file);
     const std::string text = mine.has_value() ? to_text(*mine) : "!" + mine.status().message();
     CHORUS_RETURN_IF_ERROR(store.set("tuning", bootstrap::Bytes(text.begin(), text.end())));
     return mine;
   }
+  CHORUS_ASSIGN_OR_RETURN(std::int64_t waiting, store.add("tuning/waiting", 1));
+  if (waiting == size - 1) CHORUS_RETURN_IF_ERROR(store.set("tuning/arrived", {'1'}));
   CHORUS_ASSIGN_OR_RETURN(bootstrap::Bytes raw, store.get("tuning", deadline));
   const std::string text(raw.begin(), raw.end());
   if (!text.empty() && text[0] == '!') return invalid_argument("rank 0: " + text.substr(1));

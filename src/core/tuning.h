@@ -34,10 +34,17 @@ std::string tuning_path(const std::string& configured);
 // when that file cannot be read or parsed.
 Result<Tuning> local_tuning(const std::string& tuning_file, const std::string& table_file);
 
+// Whether local_tuning() would probe: this process has not read the file yet and it holds
+// no entry of this host from a quiet probe.
+bool probe_due(const std::string& tuning_file, const std::string& table_file);
+
 // Rank 0's local_tuning(), published under "tuning" in `store`; every other rank reads
-// it (and fails with rank 0's error when rank 0 had one).
-Result<Tuning> agree_tuning(int rank, bootstrap::Store& store, const std::string& tuning_file,
-                            const std::string& table_file, Deadline deadline);
+// it (and fails with rank 0's error when rank 0 had one). When rank 0 has to probe, it
+// first waits up to 2 s for the `size` - 1 others to be waiting for it (they count
+// themselves in the store), so the probe does not measure their start-up.
+Result<Tuning> agree_tuning(int rank, int size, bootstrap::Store& store,
+                            const std::string& tuning_file, const std::string& table_file,
+                            Deadline deadline);
 
 // Parses a tuning table: {"version": 1, "table": [{"op", "ranks", "lo", "hi", "algo"}]}
 // ("hi" absent or null: no bound). false with `why` on malformed text.

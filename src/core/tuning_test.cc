@@ -1,5 +1,5 @@
 // The tuning cache and its agreement: the cached parameters are used without a probe, a
-// corrupt file is measured again and rewritten, the table parses (and rejects), and every
+// provisional (busy) entry and a corrupt file are measured again and rewritten, the table parses (and rejects), and every
 // rank gets rank 0's tuning through the store.
 #include "core/tuning.h"
 
@@ -37,14 +37,18 @@ std::string read(const std::string& path) {
   return ss.str();
 }
 
-std::string file_with(const std::string& params_json, const std::string& extra = "") {
+// A tuning file whose entry for this host has `params_json`; `quiet` is the entry's
+// "quiet" field as JSON text (empty: no such field, as written before it existed).
+std::string file_with(const std::string& params_json, const std::string& extra = "",
+                      const std::string& quiet = "true") {
   return "{\"version\": 1, \"hosts\": {\"" + host_key() + "\": {\"params\": " + params_json +
-         "}}" + extra + "}";
+         (quiet.empty() ? "" : ", \"quiet\": " + quiet) + "}}" + extra + "}";
 }
 
-std::string params_json(double sync_us) {
+std::string params_json(double sync_us, double copy_bw_mem = 6000) {
   algo::CostParams p;
   p.sync_us = sync_us;
+  p.copy_bw_mem = copy_bw_mem;
   p.cpus = 3;
   std::string out = "{";
   for (const auto& kv : str_split(algo::to_text(p), ';')) {
@@ -63,6 +67,64 @@ TEST(Tuning, CachedParamsAreUsedWithoutProbe) {
   EXPECT_DOUBLE_EQ(t->cost.sync_us, 123);
   EXPECT_EQ(t->cost.cpus, 3);
   EXPECT_FALSE(t->cost.measured);  // from the file, not the probe
+}
+
+// An entry a busy host probed (or one from before "quiet" existed) is measured again; each
+// figure keeps the better of the two probes (an impossible 1e9 MB/s copy stays, an
+// impossible 1 s hand-off is replaced), and the entry records whether this probe was quiet.
+TEST(Tuning, ProvisionalEntryIsProbedAgainKeepingTheBetterFigures) {
+  for (const char* quiet : {"false", ""}) {
+    TempDir d;
+    const std::string f = d.path + "/tuning.json";
+    write(f, file_with(params_json(1e6, 1e9), "", quiet));
+    auto t = local_tuning(f, "");
+    ASSERT_TRUE(t.has_value()) << t.status().to_string();
+    EXPECT_TRUE(t->cost.measured) << quiet;
+    EXPECT_DOUBLE_EQ(t->cost.copy_bw_mem, 1e9) << quiet;
+    EXPECT_LT(t->cost.sync_us, 1e6) << quiet;
+    EXPECT_EQ(t->cost.cpus, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))) << quiet;
+    const std::string now = read(f);
+    EXPECT_TRUE(now.find("\"quiet\": true") != std::string::npos ||
+                now.find("\"quiet\": false") != std::string::npos)
+        << now;
+    EXPECT_NE(now.find("probe_ms"), std::string::npos) << now;
+  }
+}
+
+TEST(Tuning, ProbeIsQuietWhenItsTwoThreadsHadProcessors) {
+  EXPECT_EQ(runnable_tasks("0.52 0.58 0.59 3/456 7890\n"), 3);
+  EXPECT_EQ(runnable_tasks("0.00 0.01 0.05 1/97 12"), 1);
+  EXPECT_EQ(runnable_tasks("garbage"), 0);
+  EXPECT_TRUE(quiet_probe({1, 1, 1, 1}, 2));   // the probe alone on 2 processors
+  EXPECT_FALSE(quiet_probe({1, 2, 1, 3}, 2));  // other tasks ran: a processor was shared
+  EXPECT_TRUE(quiet_probe({1, 1, 2, 1}, 2));   // one sample over: a task of a moment
+  EXPECT_TRUE(quiet_probe({1, 1}, 1));         // one processor: the probe's thread is all
+  EXPECT_TRUE(quiet_probe({7, 7, 9}, 8));
+  EXPECT_FALSE(quiet_probe({8, 8, 1}, 8));
+}
+
+TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
+  algo::CostParams a, b;
+  a.copy_bw_mem = 100;
+  b.copy_bw_mem = 50;
+  a.sync_us = 0.5;
+  b.sync_us = 0.2;
+  a.peer_read_bw = 10;
+  b.peer_read_bw = 20;
+  a.net_measured = true;
+  a.net_bw = 3000;
+  a.net_sync_us = 9;
+  b.cpus = 4;
+  b.cache_bytes = 512 << 10;
+  const algo::CostParams m = best_of(a, b);
+  EXPECT_DOUBLE_EQ(m.copy_bw_mem, 100);
+  EXPECT_DOUBLE_EQ(m.sync_us, 0.2);
+  EXPECT_DOUBLE_EQ(m.peer_read_bw, 20);
+  EXPECT_TRUE(m.net_measured);  // only the earlier probe reached loopback TCP
+  EXPECT_DOUBLE_EQ(m.net_bw, 3000);
+  EXPECT_DOUBLE_EQ(m.net_sync_us, 9);
+  EXPECT_EQ(m.cpus, 4);
+  EXPECT_DOUBLE_EQ(m.cache_bytes, 512 << 10);
 }
 
 TEST(Tuning, MissingOrCorruptFileIsMeasuredAndWritten) {
@@ -137,12 +199,39 @@ TEST(Tuning, EveryRankGetsRankZeros) {
   ASSERT_TRUE(store.has_value());
   const Deadline dl = Deadline::after(std::chrono::seconds(20));
   Result<Tuning> r1 = Status(ErrorCode::kInternal, "not run");
-  std::thread other([&] { r1 = agree_tuning(1, **store, d.path + "/b.json", "", dl); });
-  Result<Tuning> r0 = agree_tuning(0, **store, d.path + "/a.json", "", dl);
+  std::thread other([&] { r1 = agree_tuning(1, 2, **store, d.path + "/b.json", "", dl); });
+  Result<Tuning> r0 = agree_tuning(0, 2, **store, d.path + "/a.json", "", dl);
   other.join();
   ASSERT_TRUE(r0.has_value() && r1.has_value());
   EXPECT_DOUBLE_EQ(r0->cost.sync_us, 11);
   EXPECT_DOUBLE_EQ(r1->cost.sync_us, 11);
+}
+
+// A probe due (no quiet entry): rank 0 probes only once the other rank waits for the
+// tuning, here 0.5 s late; with a quiet entry it publishes at once.
+TEST(Tuning, RankZeroProbesOnlyOnceTheOthersWait) {
+  for (bool quiet : {false, true}) {
+    TempDir d;
+    write(d.path + "/t.json", file_with(params_json(11), "", quiet ? "true" : "false"));
+    auto store = bootstrap::open_file_store(d.path + "/store");
+    ASSERT_TRUE(store.has_value());
+    const Deadline dl = Deadline::after(std::chrono::seconds(20));
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point entered, published;
+    Result<Tuning> r1 = Status(ErrorCode::kInternal, "not run");
+    std::thread other([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      entered = Clock::now();
+      r1 = agree_tuning(1, 2, **store, d.path + "/t.json", "", dl);
+    });
+    // A fresh process's view: the file path is new to local_tuning's per-process map.
+    Result<Tuning> r0 = agree_tuning(0, 2, **store, d.path + "/t.json", "", dl);
+    published = Clock::now();
+    other.join();
+    ASSERT_TRUE(r0.has_value() && r1.has_value()) << quiet;
+    EXPECT_EQ(published > entered, !quiet) << quiet;
+    EXPECT_EQ(r0->cost.measured, !quiet) << quiet;  // provisional: probed again
+  }
 }
 
 // Rank 0's error reaches the others instead of leaving them waiting.
@@ -152,8 +241,8 @@ TEST(Tuning, RankZerosErrorReachesOthers) {
   ASSERT_TRUE(store.has_value());
   const Deadline dl = Deadline::after(std::chrono::seconds(20));
   Result<Tuning> r1 = Status(ErrorCode::kInternal, "not run");
-  std::thread other([&] { r1 = agree_tuning(1, **store, "none", "", dl); });
-  Result<Tuning> r0 = agree_tuning(0, **store, "none", d.path + "/absent.json", dl);
+  std::thread other([&] { r1 = agree_tuning(1, 2, **store, "none", "", dl); });
+  Result<Tuning> r0 = agree_tuning(0, 2, **store, "none", d.path + "/absent.json", dl);
   other.join();
   ASSERT_FALSE(r0.has_value());
   ASSERT_FALSE(r1.has_value());
