@@ -90,8 +90,8 @@ bool write_json(const std::string& path, const char* system, const std::vector<R
                  "\"oop_wrong\": %s, \"ip_time_us\": null, \"ip_algbw\": null, "
                  "\"ip_busbw\": null, \"ip_wrong\": null}%s\n",
                  system, op_name(r.op), nranks, r.bytes, r.count, redop ? "\"sum\"" : "null",
-                 root_text.c_str(), r.time_us, r.min_us, r.max_us, r.algbw, r.busbw, wrong_text.c_str(),
-                 i + 1 < rows.size() ? "," : "");
+                 root_text.c_str(), r.time_us, r.min_us, r.max_us, r.algbw, r.busbw,
+                 wrong_text.c_str(), i + 1 < rows.size() ? "," : "");
   }
   std::fprintf(f, "]\n");
   return std::fclose(f) == 0;

@@ -85,8 +85,9 @@ bool write_atomically(const std::string& path, const json& doc) {
   return !ec;
 }
 
-// The entry of this host in a parsed tuning file, when it has one that a quiet probe wrote
-// and whose parameters parse (into `out`); provisional entries come back in `out` too.
+// This host's entry in a parsed tuning file: none (or parameters that do not parse), one a
+// busy probe or an older Chorus wrote (provisional), or one a quiet probe wrote. Its
+// parameters go to `out`.
 enum class Entry { kNone, kProvisional, kQuiet };
 Entry host_entry(const json& doc, const std::string& key, algo::CostParams& out) {
   if (!doc.is_object() || !doc.contains("hosts") || !doc["hosts"].is_object() ||

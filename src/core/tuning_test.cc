@@ -1,6 +1,7 @@
 // The tuning cache and its agreement: the cached parameters are used without a probe, a
-// provisional (busy) entry and a corrupt file are measured again and rewritten, the table parses (and rejects), and every
-// rank gets rank 0's tuning through the store.
+// provisional (busy) entry and a corrupt file are measured again and rewritten, the table
+// parses (and rejects), and every rank gets rank 0's tuning through the store, rank 0
+// probing only once the others wait for it.
 #include "core/tuning.h"
 
 #include <gtest/gtest.h>
