@@ -41,7 +41,7 @@ bool probe_due(const std::string& tuning_file, const std::string& table_file);
 // Rank 0's local_tuning(), published under "tuning" in `store`; every other rank reads
 // it (and fails with rank 0's error when rank 0 had one). When rank 0 has to probe, it
 // first waits up to 2 s for the `size` - 1 others to be waiting for it (they count
-// themselves in the store), so the probe does not measure their start-up.
+// themselves in the store), then 10 ms more, so the probe does not measure their start-up.
 Result<Tuning> agree_tuning(int rank, int size, bootstrap::Store& store,
                             const std::string& tuning_file, const std::string& table_file,
                             Deadline deadline);
