@@ -119,11 +119,17 @@ TEST(DebugFile, FailureDumpsGoToEachRanksOwnFile) {
     check(j.at("reason") == "failure" && j.at("rank") == comm.rank() &&
               j.at("pid") == static_cast<long>(::getpid()),
           "wrong dump header: " + j.dump());
-    check(j.at("last_completed").at("seq") == 9 && j.at("current").at("seq") == 10 &&
+    // Seq 10, the all_reduce rank 2 never joins, fails; a survivor still behind in seq 9
+    // (4 ranks on 2 processors) may instead learn of the loss from a peer's abort before
+    // it finishes seq 9, and fail there: either way the failed operation names the loss.
+    const int failed = j.at("current").at("seq").get<int>();
+    check((failed == 10 || failed == 9) && j.at("last_completed").at("seq") == failed - 1 &&
               j.at("current").at("state") == "failed",
           "wrong summary: " + j.dump());
     const Json& last = j.at("entries").back();
-    check(last.at("seq") == 10 && last.at("op") == "all_reduce" && last.at("state") == "failed" &&
+    check(last.at("seq") == failed &&
+              last.at("op") == (failed == 10 ? "all_reduce" : "all_gather") &&
+              last.at("state") == "failed" &&
               last.at("error").get<std::string>().find("was lost; ") != std::string::npos,
           "wrong last entry: " + last.dump());
     if (comm.rank() == 0) {
