@@ -2,7 +2,6 @@
 // so a busy machine disturbs it less; docs/ALGORITHMS.md lists what it measures.
 #include "core/host_probe.h"
 
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -23,6 +22,7 @@
 
 #include "core/host_probe_tcp.h"
 #include "kernels/reduce.h"
+#include "util/cpus.h"
 
 namespace chorus::core {
 
@@ -112,16 +112,6 @@ double wake_us() {
   return trips[kRounds / 2] / 2;
 }
 
-// The runnable tasks on the host now (this thread included); 0 when unknown.
-int runnable_now() {
-  char buf[128] = {};
-  const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-  ::close(fd);
-  return n > 0 ? runnable_tasks(buf) : 0;
-}
-
 std::size_t l2_bytes() {
   const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
   return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20;
@@ -131,10 +121,10 @@ std::size_t l2_bytes() {
 
 algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable) {
   auto last = Clock::now();
-  if (runnable != nullptr) runnable->assign(1, runnable_now());
+  if (runnable != nullptr) runnable->assign(1, runnable_tasks_now());
   // Sampled between the steps, where the probe runs on this thread alone.
   auto step = [&](const char* name) {
-    if (runnable != nullptr) runnable->push_back(runnable_now());
+    if (runnable != nullptr) runnable->push_back(runnable_tasks_now());
     if (steps != nullptr) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%s%s %.1f ms", steps->empty() ? "" : ", ", name,
@@ -211,11 +201,6 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable) {
   step("tcp");
   p.measured = true;
   return p;
-}
-
-int runnable_tasks(const char* loadavg_text) {
-  int running = 0;
-  return std::sscanf(loadavg_text, "%*s %*s %*s %d/", &running) == 1 ? running : 0;
 }
 
 bool quiet_probe(const std::vector<int>& runnable, int cpus) {

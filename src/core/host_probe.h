@@ -18,10 +18,6 @@ namespace chorus::core {
 // sampled before the first step and after each, where the probe runs on one thread.
 algo::CostParams probe_host(std::string* steps = nullptr, std::vector<int>* runnable = nullptr);
 
-// The runnable tasks in a /proc/loadavg text ("0.52 0.58 0.59 3/456 7890" -> 3); 0 when
-// it does not parse.
-int runnable_tasks(const char* loadavg_text);
-
 // Whether a probe whose samples of runnable tasks were `runnable` ran on a quiet host: in
 // all samples but one at most (a kernel worker that runs for a moment), no more tasks were
 // runnable than leave the probe's thread and its helper thread a processor of `cpus` each.

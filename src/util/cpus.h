@@ -1,4 +1,5 @@
-// How many CPUs this process may run on (its affinity mask), at least 1.
+// The host's processors as this process sees them: how many it may run on (its affinity
+// mask) and how many tasks are runnable on the host right now (/proc/loadavg).
 #pragma once
 #include <sched.h>
 
@@ -12,5 +13,12 @@ inline int usable_cores() {
   if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
   return std::max(1, CPU_COUNT(&set));
 }
+
+// The runnable tasks in a /proc/loadavg text ("0.52 0.58 0.59 3/456 7890" -> 3); 0 when it
+// does not parse.
+int runnable_tasks(const char* loadavg_text);
+
+// The runnable tasks on the host now, the calling thread included; 0 when unknown.
+int runnable_tasks_now();
 
 }  // namespace chorus

@@ -1,12 +1,9 @@
 #include "transport/engine/wait_policy.h"
 
-#include <fcntl.h>
 #include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 
 #include "util/cpus.h"
 
@@ -145,14 +142,7 @@ bool WaitPolicy::loaded(Clock::time_point now) {
   std::int64_t last = sampled_ns.load(std::memory_order_relaxed);
   if (t - last >= kLoadSampleNs &&
       sampled_ns.compare_exchange_strong(last, t, std::memory_order_relaxed)) {
-    char buf[128] = {};
-    int n_running = 0;
-    int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-      ::close(fd);
-      if (n <= 0 || std::sscanf(buf, "%*s %*s %*s %d/", &n_running) != 1) n_running = 0;
-    }
+    const int n_running = runnable_tasks_now();
     running.store(std::min(n_running, previous.exchange(n_running, std::memory_order_relaxed)),
                   std::memory_order_relaxed);
   }
