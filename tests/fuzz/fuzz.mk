@@ -1,6 +1,6 @@
 # Builds the libFuzzer target with clang (invoked by run_fuzz.sh; the main build uses g++).
 # make -f fuzz.mk SRC=<source root> OUT=<build dir> CXX=<clang++>; incremental via -MMD.
-SRCS := util/status.cc util/strings.cc config/config.cc config/values.cc diag/log.cc \
+SRCS := util/status.cc util/strings.cc util/cpus.cc config/config.cc config/values.cc diag/log.cc \
         transport/transport.cc \
         transport/engine/engine.cc transport/engine/engine_match.cc \
         transport/engine/engine_wait.cc transport/engine/engine_abort.cc \
