@@ -26,6 +26,10 @@ struct Ctx {
   // Ranks per processor when the ranks outnumber the processors (>= 1): every rank's
   // copying and reducing shares a core.
   double over() const { return p.cpus > 0 && n > p.cpus ? double(n) / p.cpus : 1.0; }
+  // Every rank has a processor: ranks spin while they wait, and a one-way stream between
+  // two of them (one copying chunks in while the other copies the previous one out) runs
+  // at the staged rate the probe measured.
+  bool running() const { return p.cpus <= 0 || n <= p.cpus; }
   double copy(double x, double ws) const {
     return over() * x / (ws <= p.cache_bytes ? p.copy_bw_cache : p.copy_bw_mem);
   }
@@ -84,7 +88,11 @@ class MsgTime {
     const CostParams& p = c_.p;
     const bool asleep = p.cpus > 0 && c_.n > p.cpus;
     const double hop = (c_.windows ? 2 * p.sync_us : p.net_sync_us) + (asleep ? p.wake_us : 0);
-    double bw = c_.windows ? p.copy_bw_mem : p.net_bw;
+    // Over the shm rings a one-way step (each message's receiver sends nothing back, as in
+    // the tree's levels: a sender copies in what its receiver copies out) between running
+    // ranks streams at the staged rate.
+    const bool one_way = 2 * s.recvs <= s.active;
+    double bw = !c_.windows ? p.net_bw : one_way && !asleep ? p.stage_bw : p.copy_bw_mem;
     if (!c_.windows && s.msg > p.cache_bytes) bw *= p.copy_bw_mem / p.copy_bw_cache;
     const double rbw = s.ws <= p.cache_bytes ? p.reduce_bw_cache : p.reduce_bw_mem;
     const double m = s.bytes / bw, r = s.reducers > 0 ? s.reduce / rbw : 0;
@@ -162,6 +170,8 @@ double rooted(const Ctx& c, CollKind k, std::string_view a, double s) {
   const int n = c.n;
   if (k == CollKind::kBroadcast) {
     if (a == "shm") {  // root copies chunk c+1 in while the others copy chunk c out
+      if (c.running())
+        return c.chunks(s) * c.barrier() + c.copy(std::min(s, c.p.window_half), s) + s / c.p.stage_bw;
       const double pipelined = c.over() > 1 ? c.copy(s, s) : c.copy(std::min(s, c.p.window_half), s);
       return c.chunks(s) * c.barrier() + c.copy(s, s) + pipelined;
     }
@@ -251,15 +261,15 @@ double predict_us(const CostParams& p, CollKind kind, const char* algo, std::siz
 
 // Fixed order; doubles printed with %.9g.
 std::string to_text(const CostParams& p) {
-  char buf[512];
+  char buf[640];
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;copy_bw_cache=%.9g;"
                 "copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;peer_read_bw=%.9g;"
-                "peer_read_us=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
+                "peer_read_us=%.9g;stage_bw=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
                 "measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.net_sync_us, p.net_bw, p.copy_bw_cache, p.copy_bw_mem,
                 p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw, p.peer_read_us,
-                p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
+                p.stage_bw, p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
                 p.net_measured ? 1 : 0);
   return buf;
 }
@@ -268,10 +278,12 @@ bool from_text(const std::string& text, CostParams& out) {
   CostParams p;
   double* fields[] = {&p.sync_us, &p.wake_us, &p.net_sync_us, &p.net_bw, &p.copy_bw_cache,
                       &p.copy_bw_mem, &p.reduce_bw_cache, &p.reduce_bw_mem, &p.peer_read_bw,
-                      &p.peer_read_us, &p.cache_bytes, &p.window_half, &p.chunk_bytes};
+                      &p.peer_read_us, &p.stage_bw, &p.cache_bytes, &p.window_half,
+                      &p.chunk_bytes};
   const char* names[] = {"sync_us", "wake_us", "net_sync_us", "net_bw", "copy_bw_cache",
                          "copy_bw_mem", "reduce_bw_cache", "reduce_bw_mem", "peer_read_bw",
-                         "peer_read_us", "cache_bytes", "window_half", "chunk_bytes"};
+                         "peer_read_us", "stage_bw", "cache_bytes", "window_half",
+                         "chunk_bytes"};
   std::size_t pos = 0;
   auto next = [&](const char* name, double& v) {
     const std::size_t len = std::strlen(name);

@@ -26,6 +26,8 @@ struct CostParams {
   double reduce_bw_mem = 4000.0;    // ... out of cache
   double peer_read_bw = 5000.0;     // process_vm_readv bandwidth (single copy)
   double peer_read_us = 1.5;        // fixed cost of one process_vm_readv call
+  double stage_bw = 6000.0;         // one-way staged transfer through window halves between
+                                    // two running ranks (copy in || copy out), bytes/us
   double cache_bytes = 1 << 20;     // working sets up to this size run at cache speed
   double window_half = 2 << 20;     // staging chunk of the shm algorithms (half a window)
   double chunk_bytes = 1 << 20;     // pipelining chunk of ring and tree (CHORUS_CHUNK_SIZE)

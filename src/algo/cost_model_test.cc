@@ -24,6 +24,7 @@ TEST(CostModel, TextRoundTrip) {
   CostParams p = params(8);
   p.sync_us = 0.125;
   p.peer_read_bw = 7777;
+  p.stage_bw = 4321;
   p.chunk_bytes = 256 << 10;
   p.measured = true;
   p.net_measured = true;
@@ -35,6 +36,30 @@ TEST(CostModel, TextRoundTrip) {
   EXPECT_TRUE(q.net_measured);
   EXPECT_DOUBLE_EQ(q.sync_us, 0.125);
   EXPECT_DOUBLE_EQ(q.chunk_bytes, 256 << 10);
+  EXPECT_DOUBLE_EQ(q.stage_bw, 4321);
+}
+
+// With a processor per rank, a window broadcast and the tree's one-way levels over the
+// rings stream at the staged rate the probe measured; with ranks sharing processors they
+// do not (waiting ranks sleep there, and the copies run at the copy rates).
+TEST(CostModel, StagedRatePricesOneWayStreams) {
+  CostParams fast = params(2), slow = params(2);
+  fast.window_half = slow.window_half = 256 << 10;
+  fast.stage_bw = 12000;
+  slow.stage_bw = 6000;
+  const double s = 2 << 20;
+  const double extra = s / 6000 - s / 12000;
+  for (const char* a : {"shm", "tree"}) {
+    const double f = predict_us(fast, CollKind::kBroadcast, a, 2 << 20, 2, kShm);
+    const double w = predict_us(slow, CollKind::kBroadcast, a, 2 << 20, 2, kShm);
+    EXPECT_NEAR(w - f, extra, extra * 0.01) << a;
+    EXPECT_DOUBLE_EQ(predict_us(fast, CollKind::kBroadcast, a, 2 << 20, 4, kShm),
+                     predict_us(slow, CollKind::kBroadcast, a, 2 << 20, 4, kShm))
+        << a;
+  }
+  // An exchange (every rank sends and receives: the ring's steps) is not a one-way stream.
+  EXPECT_DOUBLE_EQ(predict_us(fast, CollKind::kAllGather, "ring", 1 << 20, 2, kShm),
+                   predict_us(slow, CollKind::kAllGather, "ring", 1 << 20, 2, kShm));
 }
 
 TEST(CostModel, TextRejectsMalformed) {

@@ -24,6 +24,27 @@ Capabilities capabilities_of(transport::Transport& t) {
   return c;
 }
 
+namespace {
+
+// Whether the model weighs `e` for `bytes` on one host: the algorithms the rules choose from
+// there. With shared windows, the window algorithms, and the tree for broadcast and reduce
+// (the rules run it for tiny ones on a host with more ranks than processors) once the
+// message fills a window half: below that a window algorithm is one barrier and one
+// copy each side, as few synchronisations as any message, and what decides between the
+// two, the engine's cost per message (records, matching, doorbells), is no term of the
+// model (2 ranks, 4 KiB broadcast: tree 4.8 us, windows 0.8; from 256 KiB both stream, and
+// the model prices both streams). Over messages alone, the message algorithms.
+bool weighed(const TableEntry& e, const Capabilities& caps, std::size_t bytes,
+             const CostParams& cost) {
+  const std::string_view name = e.name;
+  if (e.uses_host_windows || (name == "single_copy" && !caps.single_copy)) return false;
+  if (e.uses_windows == caps.windows) return true;
+  return caps.windows && name == "tree" && double(bytes) >= cost.window_half &&
+         (e.kind == CollKind::kBroadcast || e.kind == CollKind::kReduce);
+}
+
+}  // namespace
+
 // Predictions closer than this (relative) are a tie the model cannot resolve: its
 // parameters are measured to a few percent and its formulas leave out second-order
 // costs (e.g. TCP, 4 ranks, 16 MiB: ring and tree predicted 0.06% apart; measured 36.8
@@ -31,11 +52,12 @@ Capabilities capabilities_of(transport::Transport& t) {
 // the rules' choice, so the default does not flip with the last digits of a probe.
 constexpr double kModelTie = 0.01;
 
-// On one host, the least predicted time among the algorithms the rules choose from there:
-// with shared windows the window algorithms; over messages alone (TCP) the message
-// algorithms, once the probe has measured the medium (net_measured). Ties between
+// On one host, the least predicted time among the algorithms the rules choose from there
+// (weighed()); over messages alone only once the probe has measured the medium
+// (net_measured). Ties between
 // candidates go to the earlier entry of the table (selector_table.cc); null (the rules
-// decide) when the rules' own choice is predicted within kModelTie of the best.
+// decide) when the rules' own choice is predicted within kModelTie of the best or is not
+// weighed.
 const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
                                const Capabilities& caps, double* best_us) const {
   const int k = static_cast<int>(kind);
@@ -46,8 +68,7 @@ const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
   const char* best = nullptr;
   double best_t = 0, ruled_t = -1;
   for (const TableEntry& e : entries()) {
-    if (e.kind != kind || e.uses_windows != caps.windows || e.uses_host_windows) continue;
-    if (std::string_view(e.name) == "single_copy" && !caps.single_copy) continue;
+    if (e.kind != kind || !weighed(e, caps, bytes, cfg_.cost)) continue;
     const double t = predict_us(cfg_.cost, kind, e.name, bytes, nranks, caps);
     if (t >= 0 && e.name == ruled) ruled_t = t;
     if (t >= 0 && (best == nullptr || t < best_t)) {
@@ -55,7 +76,8 @@ const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
       best_t = t;
     }
   }
-  if (best != nullptr && best != ruled && ruled_t >= 0 && ruled_t <= best_t * (1 + kModelTie))
+  // The rules' choice unpriced (e.g. the tiny tree above): the rules stand.
+  if (best != nullptr && best != ruled && (ruled_t < 0 || ruled_t <= best_t * (1 + kModelTie)))
     return nullptr;
   if (best_us != nullptr) *best_us = best_t;
   return best;

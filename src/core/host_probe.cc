@@ -22,6 +22,8 @@
 
 #include "core/host_probe_tcp.h"
 #include "kernels/reduce.h"
+#include "transport/shm/doorbell.h"
+#include "transport/shm/shm_transport.h"
 #include "util/cpus.h"
 
 namespace chorus::core {
@@ -112,6 +114,61 @@ double wake_us() {
   return trips[kRounds / 2] / 2;
 }
 
+// Bytes per microsecond of a one-way staged transfer between two threads, the window
+// algorithms' pattern: the writer copies `total` bytes of `src` chunk by chunk into two
+// alternating halves of `window` (`half` bytes each), the reader copies each chunk out to
+// `dst` once it is complete while the writer fills the other half (the writer reuses a
+// half once the reader is done with it, as a window barrier allows). Best of the passes
+// that complete within 5 ms (the first warms up); 0 when none did (the two threads never
+// ran at once). On some hosts this runs several times slower than the two copies apart
+// (docs/ALGORITHMS.md, "The cost model").
+double staged_bw(const char* src, char* window, char* dst, std::size_t half,
+                 std::size_t total) {
+  constexpr double kBudgetUs = 5000;
+  constexpr int kPasses = 4;
+  const long chunks = static_cast<long>(total / half);
+  alignas(64) std::atomic<long> written{0};
+  alignas(64) std::atomic<long> done{0};
+  alignas(64) std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    for (long step = 0; step < kPasses * chunks; ++step) {
+      while (written.load(std::memory_order_acquire) <= step) {
+        if (stop.load(std::memory_order_relaxed)) return;
+        shm::cpu_relax();
+      }
+      std::memcpy(dst + (step % chunks) * half, window + (step % 2) * half, half);
+      done.store(step + 1, std::memory_order_release);
+    }
+  });
+  const auto t0 = Clock::now();
+  // Until `done` reaches `target`; false once the budget is spent.
+  auto await_done = [&](long target) {
+    while (done.load(std::memory_order_acquire) < target) {
+      if (us_since(t0) > kBudgetUs) return false;
+      shm::cpu_relax();
+    }
+    return true;
+  };
+  double best = 0;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const auto p0 = Clock::now();
+    bool in_time = true;
+    for (long c = 0; c < chunks && in_time; ++c) {
+      const long step = pass * chunks + c;
+      in_time = await_done(step - 1);  // the reader is done with chunk step - 2
+      if (in_time) {
+        std::memcpy(window + (step % 2) * half, src + c * half, half);
+        written.store(step + 1, std::memory_order_release);
+      }
+    }
+    if (!in_time || !await_done((pass + 1) * chunks)) break;
+    if (pass > 0) best = std::max(best, double(total) / us_since(p0));
+  }
+  stop.store(true);
+  reader.join();
+  return best;
+}
+
 std::size_t l2_bytes() {
   const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
   return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20;
@@ -190,6 +247,16 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable) {
   if (p.cpus >= 2)
     if (const double h = handoff_us(); h > 0) p.sync_us = h;
   step("hand-off");
+  // The window algorithms' chunks: half of a window as the shared-memory transport sizes it
+  // (at most 1 MiB: both halves go in the 2 MiB buffer `b`).
+  const std::size_t half = std::min(shm::window_bytes_for_host() / 2, kLarge / 2);
+  if (p.cpus >= 2)
+    if (const double bw = staged_bw(reinterpret_cast<const char*>(a.data()),
+                                    reinterpret_cast<char*>(b.data()),
+                                    reinterpret_cast<char*>(c.data()), half, kLarge / half * half);
+        bw > 0)
+      p.stage_bw = bw;
+  step("staged");
   p.wake_us = wake_us();
   step("wake-up");
   const TcpFigures tcp = probe_tcp();
@@ -212,7 +279,7 @@ algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams&
   algo::CostParams p = now;
   for (auto bw : {&algo::CostParams::copy_bw_cache, &algo::CostParams::copy_bw_mem,
                   &algo::CostParams::reduce_bw_cache, &algo::CostParams::reduce_bw_mem,
-                  &algo::CostParams::peer_read_bw})
+                  &algo::CostParams::peer_read_bw, &algo::CostParams::stage_bw})
     p.*bw = std::max(before.*bw, now.*bw);
   for (auto us : {&algo::CostParams::sync_us, &algo::CostParams::wake_us,
                   &algo::CostParams::peer_read_us})

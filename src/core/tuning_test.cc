@@ -109,6 +109,8 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   b.sync_us = 0.2;
   a.peer_read_bw = 10;
   b.peer_read_bw = 20;
+  a.stage_bw = 9000;
+  b.stage_bw = 4000;
   a.net_measured = true;
   a.net_bw = 3000;
   a.net_sync_us = 9;
@@ -118,6 +120,7 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   EXPECT_DOUBLE_EQ(m.copy_bw_mem, 100);
   EXPECT_DOUBLE_EQ(m.sync_us, 0.2);
   EXPECT_DOUBLE_EQ(m.peer_read_bw, 20);
+  EXPECT_DOUBLE_EQ(m.stage_bw, 9000);
   EXPECT_TRUE(m.net_measured);  // only the earlier probe reached loopback TCP
   EXPECT_DOUBLE_EQ(m.net_bw, 3000);
   EXPECT_DOUBLE_EQ(m.net_sync_us, 9);
