@@ -170,8 +170,9 @@ double rooted(const Ctx& c, CollKind k, std::string_view a, double s) {
   const int n = c.n;
   if (k == CollKind::kBroadcast) {
     if (a == "shm") {  // root copies chunk c+1 in while the others copy chunk c out
-      if (c.running())
-        return c.chunks(s) * c.barrier() + c.copy(std::min(s, c.p.window_half), s) + s / c.p.stage_bw;
+      if (c.running())  // the first chunk in, then the stream at the staged rate
+        return c.chunks(s) * c.barrier() + c.copy(std::min(s, c.p.window_half), s) +
+               s / c.p.stage_bw;
       const double pipelined = c.over() > 1 ? c.copy(s, s) : c.copy(std::min(s, c.p.window_half), s);
       return c.chunks(s) * c.barrier() + c.copy(s, s) + pipelined;
     }
@@ -265,8 +266,8 @@ std::string to_text(const CostParams& p) {
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;copy_bw_cache=%.9g;"
                 "copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;peer_read_bw=%.9g;"
-                "peer_read_us=%.9g;stage_bw=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
-                "measured=%d;net_measured=%d",
+                "peer_read_us=%.9g;stage_bw=%.9g;cache_bytes=%.9g;window_half=%.9g;"
+                "chunk_bytes=%.9g;cpus=%d;measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.net_sync_us, p.net_bw, p.copy_bw_cache, p.copy_bw_mem,
                 p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw, p.peer_read_us,
                 p.stage_bw, p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,

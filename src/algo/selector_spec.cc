@@ -27,8 +27,8 @@ namespace {
 //   all_reduce went to the rules (the model ranked one-shot `shm` above `shm_direct`
 //   from 32 KiB at 2 ranks, 13-34% slower measured), all_to_all lost earlier (05:03 UTC),
 //   reduce and barrier have one window algorithm; broadcast joined on 2026-12-05 once the
-//   probe measured the staged rate and the model weighed the tree (within 10%: 7 of 8
-//   cells at 2 and at 4 ranks, the rules 4-5 of 8; docs/PERFORMANCE.md, "Session 14");
+//   probe measured the staged rate and the model weighed the tree (within 10%: 6 of 8
+//   cells at 2 and at 4 ranks, the rules 3-4 of 8; docs/PERFORMANCE.md, "Session 14");
 // - over messages alone (TCP, 11:05 UTC): all_reduce and reduce_scatter (all_reduce at
 //   4 ranks on 2 processors: 83-91% of cells against the rules' 33-50%).
 constexpr unsigned bit(CollKind k) { return 1u << static_cast<int>(k); }
