@@ -88,11 +88,15 @@ class MsgTime {
     const CostParams& p = c_.p;
     const bool asleep = p.cpus > 0 && c_.n > p.cpus;
     const double hop = (c_.windows ? 2 * p.sync_us : p.net_sync_us) + (asleep ? p.wake_us : 0);
-    // Over the shm rings a one-way step (each message's receiver sends nothing back, as in
-    // the tree's levels: a sender copies in what its receiver copies out) between running
-    // ranks streams at the staged rate.
+    // Over the shm rings, between running ranks, a one-way step (each message's receiver
+    // sends nothing back, as in the tree's levels: a sender copies in what its receiver
+    // copies out) streams at the staged rate, an exchange (every active rank sends and
+    // receives: b counts both) at the staged exchange's.
     const bool one_way = 2 * s.recvs <= s.active;
-    double bw = !c_.windows ? p.net_bw : one_way && !asleep ? p.stage_bw : p.copy_bw_mem;
+    double bw = !c_.windows ? p.net_bw
+                : asleep    ? p.copy_bw_mem
+                : one_way   ? p.stage_bw
+                            : 2 * p.exchange_bw;
     if (!c_.windows && s.msg > p.cache_bytes) bw *= p.copy_bw_mem / p.copy_bw_cache;
     const double rbw = s.ws <= p.cache_bytes ? p.reduce_bw_cache : p.reduce_bw_mem;
     const double m = s.bytes / bw, r = s.reducers > 0 ? s.reduce / rbw : 0;
@@ -202,6 +206,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   const int n = c.n;
   const double all = n * s;
   if (k == CollKind::kAllGather) {
+    if (a == "shm" && c.running())  // its own block, then the exchange of the others
+      return c.chunks(s) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
     if (a == "shm") return c.chunks(s) * c.barrier() + c.copy(s, s) + c.copy((n - 1) * s, all);
     if (a == "single_copy") return 2 * c.barrier() + c.peer_read((n - 1) * s, n - 1);
     if (a == "ring") return MsgTime(c).add(Step{double(n), double(n), 2 * s}, n - 1).us();
@@ -226,6 +232,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     }
     return -1;
   }
+  if (a == "shm" && c.running())  // its own block, then the exchange of the others
+    return c.chunks(all) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
   if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + c.copy(all, all);
   if (a == "single_copy") return 2 * c.barrier() + c.peer_read((n - 1) * s, n - 1);
   if (a == "pairwise")
@@ -266,12 +274,12 @@ std::string to_text(const CostParams& p) {
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;copy_bw_cache=%.9g;"
                 "copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;peer_read_bw=%.9g;"
-                "peer_read_us=%.9g;stage_bw=%.9g;cache_bytes=%.9g;window_half=%.9g;"
-                "chunk_bytes=%.9g;cpus=%d;measured=%d;net_measured=%d",
+                "peer_read_us=%.9g;stage_bw=%.9g;exchange_bw=%.9g;cache_bytes=%.9g;"
+                "window_half=%.9g;chunk_bytes=%.9g;cpus=%d;measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.net_sync_us, p.net_bw, p.copy_bw_cache, p.copy_bw_mem,
                 p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw, p.peer_read_us,
-                p.stage_bw, p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
-                p.net_measured ? 1 : 0);
+                p.stage_bw, p.exchange_bw, p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus,
+                p.measured ? 1 : 0, p.net_measured ? 1 : 0);
   return buf;
 }
 
@@ -279,11 +287,11 @@ bool from_text(const std::string& text, CostParams& out) {
   CostParams p;
   double* fields[] = {&p.sync_us, &p.wake_us, &p.net_sync_us, &p.net_bw, &p.copy_bw_cache,
                       &p.copy_bw_mem, &p.reduce_bw_cache, &p.reduce_bw_mem, &p.peer_read_bw,
-                      &p.peer_read_us, &p.stage_bw, &p.cache_bytes, &p.window_half,
+                      &p.peer_read_us, &p.stage_bw, &p.exchange_bw, &p.cache_bytes, &p.window_half,
                       &p.chunk_bytes};
   const char* names[] = {"sync_us", "wake_us", "net_sync_us", "net_bw", "copy_bw_cache",
                          "copy_bw_mem", "reduce_bw_cache", "reduce_bw_mem", "peer_read_bw",
-                         "peer_read_us", "stage_bw", "cache_bytes", "window_half",
+                         "peer_read_us", "stage_bw", "exchange_bw", "cache_bytes", "window_half",
                          "chunk_bytes"};
   std::size_t pos = 0;
   auto next = [&](const char* name, double& v) {

@@ -25,6 +25,7 @@ TEST(CostModel, TextRoundTrip) {
   p.sync_us = 0.125;
   p.peer_read_bw = 7777;
   p.stage_bw = 4321;
+  p.exchange_bw = 8765;
   p.chunk_bytes = 256 << 10;
   p.measured = true;
   p.net_measured = true;
@@ -37,6 +38,7 @@ TEST(CostModel, TextRoundTrip) {
   EXPECT_DOUBLE_EQ(q.sync_us, 0.125);
   EXPECT_DOUBLE_EQ(q.chunk_bytes, 256 << 10);
   EXPECT_DOUBLE_EQ(q.stage_bw, 4321);
+  EXPECT_DOUBLE_EQ(q.exchange_bw, 8765);
 }
 
 // With a processor per rank, a window broadcast and the tree's one-way levels over the
@@ -57,9 +59,41 @@ TEST(CostModel, StagedRatePricesOneWayStreams) {
                      predict_us(slow, CollKind::kBroadcast, a, 2 << 20, 4, kShm))
         << a;
   }
-  // An exchange (every rank sends and receives: the ring's steps) is not a one-way stream.
+  // An exchange (every rank sends and receives: the ring's steps) is not a one-way stream:
+  // its rate is exchange_bw (ExchangeRatePricesTwoWayStreams).
   EXPECT_DOUBLE_EQ(predict_us(fast, CollKind::kAllGather, "ring", 1 << 20, 2, kShm),
                    predict_us(slow, CollKind::kAllGather, "ring", 1 << 20, 2, kShm));
+}
+
+// With a processor per rank, the window all_gather and all_to_all past their own block, and
+// the exchanges over the rings (all_gather's ring, all_to_all's pairwise), run at the
+// staged exchange rate the probe measured; with ranks sharing processors they do not.
+TEST(CostModel, ExchangeRatePricesTwoWayStreams) {
+  CostParams fast = params(2), slow = params(2);
+  fast.window_half = slow.window_half = 256 << 10;
+  fast.exchange_bw = 12000;
+  slow.exchange_bw = 3000;
+  const double s = 1 << 20;
+  const struct {
+    CollKind kind;
+    const char* algo;
+  } cases[] = {{CollKind::kAllGather, "shm"},
+               {CollKind::kAllGather, "ring"},
+               {CollKind::kAllToAll, "shm"},
+               {CollKind::kAllToAll, "pairwise"}};
+  for (const auto& c : cases) {
+    const double f = predict_us(fast, c.kind, c.algo, s, 2, kShm);
+    const double w = predict_us(slow, c.kind, c.algo, s, 2, kShm);
+    // One block each way at 2 ranks: the slower exchange adds s/3000 - s/12000 (the window
+    // form copies the peer's block out at the rate), or half that (the ring's step moves
+    // both directions at twice the rate).
+    const double extra = s / 3000 - s / 12000;
+    EXPECT_GT(w - f, extra * 0.49) << c.algo;
+    EXPECT_LT(w - f, extra * 1.01) << c.algo;
+    EXPECT_DOUBLE_EQ(predict_us(fast, c.kind, c.algo, s, 4, kShm),
+                     predict_us(slow, c.kind, c.algo, s, 4, kShm))
+        << c.algo;
+  }
 }
 
 TEST(CostModel, TextRejectsMalformed) {

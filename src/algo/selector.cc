@@ -26,21 +26,30 @@ Capabilities capabilities_of(transport::Transport& t) {
 
 namespace {
 
-// Whether the model weighs `e` for `bytes` on one host: the algorithms the rules choose from
-// there. With shared windows, the window algorithms, and the tree for broadcast and reduce
-// (the rules run it for tiny ones on a host with more ranks than processors) once the
-// message fills a window half: below that a window algorithm is one barrier and one
-// copy each side, as few synchronisations as any message, and what decides between the
+// Whether the model weighs `e` for `bytes` over `n` ranks on one host: the algorithms the
+// rules choose from there. Over messages alone, the message algorithms. With shared
+// windows, the window algorithms, and some message algorithms over the rings once what
+// the window algorithm stages per rank (the message; for all_gather and all_to_all, whose
+// `bytes` is one block, the n blocks) fills a window half: below that it is one barrier and
+// one copy each side, as few synchronisations as any message, and what decides between the
 // two, the engine's cost per message (records, matching, doorbells), is no term of the
-// model (2 ranks, 4 KiB broadcast: tree 4.8 us, windows 0.8; from 256 KiB both stream, and
-// the model prices both streams). Over messages alone, the message algorithms.
-bool weighed(const TableEntry& e, const Capabilities& caps, std::size_t bytes,
+// model (2 ranks, 4 KiB broadcast: tree 4.8 us, windows 0.8); from there both stream, at
+// rates the probe measures. Those are the tree for broadcast and reduce (the rules run it
+// for tiny ones with more ranks than processors), and, while every rank has a processor,
+// the exchanges (all_gather's ring, all_to_all's pairwise): with ranks sharing processors
+// they took 2.5 times the predicted time (4 ranks on 2 processors, all_to_all of 2 MiB).
+bool weighed(const TableEntry& e, const Capabilities& caps, std::size_t bytes, int n,
              const CostParams& cost) {
   const std::string_view name = e.name;
   if (e.uses_host_windows || (name == "single_copy" && !caps.single_copy)) return false;
   if (e.uses_windows == caps.windows) return true;
-  return caps.windows && name == "tree" && double(bytes) >= cost.window_half &&
-         (e.kind == CollKind::kBroadcast || e.kind == CollKind::kReduce);
+  if (!caps.windows) return false;
+  const bool blocks = e.kind == CollKind::kAllGather || e.kind == CollKind::kAllToAll;
+  if (double(bytes) * (blocks ? n : 1) < cost.window_half) return false;
+  if (name == "tree") return e.kind == CollKind::kBroadcast || e.kind == CollKind::kReduce;
+  const bool running = cost.cpus <= 0 || n <= cost.cpus;
+  return running && ((e.kind == CollKind::kAllGather && name == "ring") ||
+                     (e.kind == CollKind::kAllToAll && name == "pairwise"));
 }
 
 }  // namespace
@@ -68,7 +77,7 @@ const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
   const char* best = nullptr;
   double best_t = 0, ruled_t = -1;
   for (const TableEntry& e : entries()) {
-    if (e.kind != kind || !weighed(e, caps, bytes, cfg_.cost)) continue;
+    if (e.kind != kind || !weighed(e, caps, bytes, nranks, cfg_.cost)) continue;
     const double t = predict_us(cfg_.cost, kind, e.name, bytes, nranks, caps);
     if (t >= 0 && e.name == ruled) ruled_t = t;
     if (t >= 0 && (best == nullptr || t < best_t)) {

@@ -25,15 +25,19 @@ namespace {
 //   from its private buffer the model's single copy lost 25-45% at 4 ranks from 2 MiB,
 //   the rules' `shm` none);
 //   all_reduce went to the rules (the model ranked one-shot `shm` above `shm_direct`
-//   from 32 KiB at 2 ranks, 13-34% slower measured), all_to_all lost earlier (05:03 UTC),
+//   from 32 KiB at 2 ranks, 13-34% slower measured), all_to_all lost then (05:03 UTC),
 //   reduce and barrier have one window algorithm; broadcast joined on 2026-12-05 once the
 //   probe measured the staged rate and the model weighed the tree (within 10%: 6 of 8
-//   cells at 2 and at 4 ranks, the rules 3-4 of 8; docs/PERFORMANCE.md, "Session 14");
+//   cells at 2 and at 4 ranks, the rules 3-4 of 8; docs/PERFORMANCE.md, "Session 14"),
+//   and all_to_all on 2026-12-05 once the probe measured the staged exchange and the model
+//   weighed pairwise over the rings (8 of 8 cells at 2 ranks against the rules' 5-6, 7 of 7
+//   at 4 ranks as the rules; docs/PERFORMANCE.md, "Session 15");
 // - over messages alone (TCP, 11:05 UTC): all_reduce and reduce_scatter (all_reduce at
 //   4 ranks on 2 processors: 83-91% of cells against the rules' 33-50%).
 constexpr unsigned bit(CollKind k) { return 1u << static_cast<int>(k); }
-constexpr ModelKinds kAutoModelKinds{bit(CollKind::kAllGather) | bit(CollKind::kBroadcast),
-                                     bit(CollKind::kAllReduce) | bit(CollKind::kReduceScatter)};
+constexpr ModelKinds kAutoModelKinds{
+    bit(CollKind::kAllGather) | bit(CollKind::kBroadcast) | bit(CollKind::kAllToAll),
+    bit(CollKind::kAllReduce) | bit(CollKind::kReduceScatter)};
 
 Status bad_spec(const std::string& spec, const std::string& why) {
   return invalid_argument("CHORUS_ALGO='" + spec + "': " + why);

@@ -309,8 +309,10 @@ TEST(SelectorModel, AutoKinds) {
   EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "single_copy");
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1024, 4, kOneHost).name, "shm");
   EXPECT_STREQ(s.estimate(CollKind::kReduceScatter, 1024, 4, kOneHost).source, "rules");
-  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "shm");
-  // broadcast with windows is the model's too: with reads this cheap, single copy.
+  // broadcast and all_to_all with windows are the model's too: with reads this cheap,
+  // single copy.
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "single_copy");
+  EXPECT_STREQ(s.estimate(CollKind::kAllToAll, 1024, 4, kOneHost).source, "model");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 4096, 4, kOneHost).name, "single_copy");
   EXPECT_STREQ(s.estimate(CollKind::kAllReduce, 1024, 4, kOneHost).source, "rules");
   EXPECT_STREQ(s.estimate(CollKind::kBroadcast, 1024, 4, kOneHost).source, "model");
@@ -421,8 +423,8 @@ TEST(SelectorModel, ATieKeepsTheRulesChoice) {
   ASSERT_TRUE(from_text(
       "sync_us=0.3;wake_us=3.361;net_sync_us=8.005;net_bw=625.972171;copy_bw_cache=48856.191;"
       "copy_bw_mem=18824.0701;reduce_bw_cache=28592.1987;reduce_bw_mem=12166.4307;"
-      "peer_read_bw=10665.0935;peer_read_us=0.980990234;stage_bw=9000;cache_bytes=524288;"
-      "window_half=2097152;chunk_bytes=1048576;cpus=2;measured=1;net_measured=1",
+      "peer_read_bw=10665.0935;peer_read_us=0.980990234;stage_bw=9000;exchange_bw=12000;"
+      "cache_bytes=524288;window_half=2097152;chunk_bytes=1048576;cpus=2;measured=1;net_measured=1",
       cfg.cost));
   const Selector s = Selector::create(cfg).value();
   const Capabilities tcp{};
@@ -471,6 +473,40 @@ TEST(SelectorModel, BroadcastAroundTheStagedStream) {
   cfg.cost.stage_bw = cfg.cost.copy_bw_mem;
   const Selector f = Selector::create(cfg).value();
   EXPECT_STRNE(f.choose(CollKind::kBroadcast, 2 << 20, 2, kOneHost).name, "single_copy");
+}
+
+// all_gather and all_to_all at 2 ranks on a host where the staged exchange through the
+// windows runs at a quarter of the copy rate (the figures of docs/PERFORMANCE.md's session 15
+// machine): once the n blocks fill a window half the model weighs the exchanges over the
+// rings and takes them; below, and with more ranks than processors (where ranks sharing a
+// processor made those exchanges 2.5x slower than predicted), it does not weigh them.
+TEST(SelectorModel, ExchangesOverTheRingsWhileEveryRankRuns) {
+  SelectorConfig cfg{64 << 10, ""};
+  cfg.cost.cpus = 2;
+  cfg.cost.measured = true;
+  cfg.cost.copy_bw_cache = 57000;
+  cfg.cost.copy_bw_mem = 48000;
+  cfg.cost.peer_read_bw = 13400;
+  cfg.cost.peer_read_us = 0.8;
+  cfg.cost.sync_us = 0.03;
+  cfg.cost.wake_us = 2.8;
+  cfg.cost.stage_bw = 10000;
+  cfg.cost.exchange_bw = 13500;
+  cfg.cost.window_half = 256 << 10;
+  const Selector s = Selector::create(cfg).value();
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1 << 20, 2, kOneHost).name, "pairwise");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 128 << 10, 2, kOneHost).name, "pairwise");
+  EXPECT_STREQ(s.choose(CollKind::kAllGather, 1 << 20, 2, kOneHost).name, "ring");
+  EXPECT_STREQ(s.choose(CollKind::kAllToAll, 16 << 10, 2, kOneHost).name, "shm");
+  for (std::size_t bytes : {std::size_t(128) << 10, std::size_t(1) << 20}) {
+    EXPECT_STRNE(s.choose(CollKind::kAllToAll, bytes, 4, kOneHost).name, "pairwise") << bytes;
+    EXPECT_STRNE(s.choose(CollKind::kAllGather, bytes, 4, kOneHost).name, "ring") << bytes;
+  }
+  // Peer reads three times as fast as the staged exchange: single copy instead.
+  cfg.cost.peer_read_bw = 3 * cfg.cost.exchange_bw;
+  const Selector f = Selector::create(cfg).value();
+  EXPECT_STREQ(f.choose(CollKind::kAllToAll, 1 << 20, 2, kOneHost).name, "single_copy");
+  EXPECT_STREQ(f.choose(CollKind::kAllGather, 1 << 20, 2, kOneHost).name, "single_copy");
 }
 
 }  // namespace

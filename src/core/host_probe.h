@@ -15,13 +15,17 @@ namespace chorus::core {
 // (one processor: no hand-off; no process_vm_readv) keep their defaults. Thread-safe.
 // `steps`, when given, receives the time of each step ("copy 3.1 ms, ..."); `runnable`,
 // when given, the runnable tasks on the host (/proc/loadavg, this thread included)
-// sampled before the first step and after each, where the probe runs on one thread.
-algo::CostParams probe_host(std::string* steps = nullptr, std::vector<int>* runnable = nullptr);
+// sampled before the first step and after each, where the probe runs on one thread;
+// `missed`, when given, how many two-thread steps ran out of their time (the helper thread
+// found no processor in time: their figures keep the defaults).
+algo::CostParams probe_host(std::string* steps = nullptr, std::vector<int>* runnable = nullptr,
+                            int* missed = nullptr);
 
 // Whether a probe whose samples of runnable tasks were `runnable` ran on a quiet host: in
 // all samples but one at most (a kernel worker that runs for a moment), no more tasks were
-// runnable than leave the probe's thread and its helper thread a processor of `cpus` each.
-bool quiet_probe(const std::vector<int>& runnable, int cpus);
+// runnable than leave the probe's thread and its helper thread a processor of `cpus` each,
+// and no two-thread step was `missed`.
+bool quiet_probe(const std::vector<int>& runnable, int cpus, int missed = 0);
 
 // The better figure of two probes of one host, each: the higher bandwidths, the lower
 // latencies (load only ever slows a figure down); the sizes and processors of `now`.

@@ -132,13 +132,15 @@ algo::CostParams cached_params(const std::string& path, std::vector<algo::Select
   const auto t0 = std::chrono::steady_clock::now();
   std::string steps;
   std::vector<int> runnable;
-  algo::CostParams p = probe_host(&steps, &runnable);
+  int missed = 0;
+  algo::CostParams p = probe_host(&steps, &runnable, &missed);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const bool quiet = quiet_probe(runnable, p.cpus);
+  const bool quiet = quiet_probe(runnable, p.cpus, missed);
   if (have) p = best_of(cached, p);
   std::string seen;
   for (int r : runnable) seen += (seen.empty() ? "" : ",") + std::to_string(r);
+  if (missed > 0) seen += str_printf("; %d two-thread steps out of time", missed);
   CHORUS_LOG(INFO, Init, "host probe took %.1f ms (%s), runnable tasks %s (%s)%s: %s", ms,
              steps.c_str(), seen.c_str(), quiet ? "quiet" : "busy: provisional",
              have ? ", merged with the cached provisional figures" : "",

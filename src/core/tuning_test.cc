@@ -99,6 +99,8 @@ TEST(Tuning, ProbeIsQuietWhenItsTwoThreadsHadProcessors) {
   EXPECT_TRUE(quiet_probe({1, 1}, 1));         // one processor: the probe's thread is all
   EXPECT_TRUE(quiet_probe({7, 7, 9}, 8));
   EXPECT_FALSE(quiet_probe({8, 8, 1}, 8));
+  // A two-thread step whose helper found no processor in time kept a default figure.
+  EXPECT_FALSE(quiet_probe({1, 1, 1, 1}, 2, 1));
 }
 
 TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
@@ -111,6 +113,8 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   b.peer_read_bw = 20;
   a.stage_bw = 9000;
   b.stage_bw = 4000;
+  a.exchange_bw = 2000;
+  b.exchange_bw = 13000;
   a.net_measured = true;
   a.net_bw = 3000;
   a.net_sync_us = 9;
@@ -121,6 +125,7 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   EXPECT_DOUBLE_EQ(m.sync_us, 0.2);
   EXPECT_DOUBLE_EQ(m.peer_read_bw, 20);
   EXPECT_DOUBLE_EQ(m.stage_bw, 9000);
+  EXPECT_DOUBLE_EQ(m.exchange_bw, 13000);
   EXPECT_TRUE(m.net_measured);  // only the earlier probe reached loopback TCP
   EXPECT_DOUBLE_EQ(m.net_bw, 3000);
   EXPECT_DOUBLE_EQ(m.net_sync_us, 9);
