@@ -41,10 +41,11 @@ struct Ctx {
     return over() * (calls * p.peer_read_us + x / p.peer_read_bw);
   }
   // A window barrier: every rank's arrival crosses a cache line; with more ranks than
-  // processors, ranks must be woken to arrive.
+  // processors, each processor must run each of its n/c ranks to arrive: waiters poll with
+  // sched_yield() then (engine/wait_policy.h), so a switch to a polling rank, not a wake-up.
   double barrier() const {
     if (n <= 1) return 0;
-    if (p.cpus > 0 && n > p.cpus) return p.wake_us * double(n) / p.cpus + p.sync_us * n;
+    if (p.cpus > 0 && n > p.cpus) return p.switch_us * double(n) / p.cpus + p.sync_us * n;
     return p.sync_us * n;
   }
   double chunks(double staged) const {
@@ -87,7 +88,10 @@ class MsgTime {
   MsgTime& add(const Step& s, double times = 1) {
     const CostParams& p = c_.p;
     const bool asleep = p.cpus > 0 && c_.n > p.cpus;
-    const double hop = (c_.windows ? 2 * p.sync_us : p.net_sync_us) + (asleep ? p.wake_us : 0);
+    // With more ranks than processors a waiter over the shm rings polls with sched_yield()
+    // (a switch hands it the processor); over TCP it sleeps in poll() (a wake-up).
+    const double hop = c_.windows ? 2 * p.sync_us + (asleep ? p.switch_us : 0)
+                                  : p.net_sync_us + (asleep ? p.wake_us : 0);
     // Over the shm rings, between running ranks, a one-way step (each message's receiver
     // sends nothing back, as in the tree's levels: a sender copies in what its receiver
     // copies out) streams at the staged rate, an exchange (every active rank sends and
@@ -272,27 +276,28 @@ double predict_us(const CostParams& p, CollKind kind, const char* algo, std::siz
 std::string to_text(const CostParams& p) {
   char buf[640];
   std::snprintf(buf, sizeof buf,
-                "sync_us=%.9g;wake_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;copy_bw_cache=%.9g;"
-                "copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;peer_read_bw=%.9g;"
-                "peer_read_us=%.9g;stage_bw=%.9g;exchange_bw=%.9g;cache_bytes=%.9g;"
-                "window_half=%.9g;chunk_bytes=%.9g;cpus=%d;measured=%d;net_measured=%d",
-                p.sync_us, p.wake_us, p.net_sync_us, p.net_bw, p.copy_bw_cache, p.copy_bw_mem,
-                p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw, p.peer_read_us,
-                p.stage_bw, p.exchange_bw, p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus,
-                p.measured ? 1 : 0, p.net_measured ? 1 : 0);
+                "sync_us=%.9g;wake_us=%.9g;switch_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;"
+                "copy_bw_cache=%.9g;copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;"
+                "peer_read_bw=%.9g;peer_read_us=%.9g;stage_bw=%.9g;exchange_bw=%.9g;"
+                "cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;measured=%d;"
+                "net_measured=%d",
+                p.sync_us, p.wake_us, p.switch_us, p.net_sync_us, p.net_bw, p.copy_bw_cache,
+                p.copy_bw_mem, p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw,
+                p.peer_read_us, p.stage_bw, p.exchange_bw, p.cache_bytes, p.window_half,
+                p.chunk_bytes, p.cpus, p.measured ? 1 : 0, p.net_measured ? 1 : 0);
   return buf;
 }
 
 bool from_text(const std::string& text, CostParams& out) {
   CostParams p;
-  double* fields[] = {&p.sync_us, &p.wake_us, &p.net_sync_us, &p.net_bw, &p.copy_bw_cache,
-                      &p.copy_bw_mem, &p.reduce_bw_cache, &p.reduce_bw_mem, &p.peer_read_bw,
-                      &p.peer_read_us, &p.stage_bw, &p.exchange_bw, &p.cache_bytes, &p.window_half,
-                      &p.chunk_bytes};
-  const char* names[] = {"sync_us", "wake_us", "net_sync_us", "net_bw", "copy_bw_cache",
-                         "copy_bw_mem", "reduce_bw_cache", "reduce_bw_mem", "peer_read_bw",
-                         "peer_read_us", "stage_bw", "exchange_bw", "cache_bytes", "window_half",
-                         "chunk_bytes"};
+  double* fields[] = {&p.sync_us,         &p.wake_us,         &p.switch_us,     &p.net_sync_us,
+                      &p.net_bw,          &p.copy_bw_cache,   &p.copy_bw_mem,   &p.reduce_bw_cache,
+                      &p.reduce_bw_mem,   &p.peer_read_bw,    &p.peer_read_us,  &p.stage_bw,
+                      &p.exchange_bw,     &p.cache_bytes,     &p.window_half,   &p.chunk_bytes};
+  const char* names[] = {"sync_us",       "wake_us",         "switch_us",     "net_sync_us",
+                         "net_bw",        "copy_bw_cache",   "copy_bw_mem",   "reduce_bw_cache",
+                         "reduce_bw_mem", "peer_read_bw",    "peer_read_us",  "stage_bw",
+                         "exchange_bw",   "cache_bytes",     "window_half",   "chunk_bytes"};
   std::size_t pos = 0;
   auto next = [&](const char* name, double& v) {
     const std::size_t len = std::strlen(name);

@@ -18,6 +18,8 @@ struct Capabilities;
 struct CostParams {
   double sync_us = 0.3;         // one cross-core flag hand-off (cache-line round trip / 2)
   double wake_us = 6.0;         // waking a rank that sleeps (futex wake to running)
+  double switch_us = 2.0;       // handing a processor to a rank that polls with sched_yield
+                                // (two ranks on one processor: half a round trip)
   double net_sync_us = 25.0;    // one TCP message hand-off on a host, both ends awake
   double net_bw = 2000.0;       // TCP bytes/us of one stream (each end copying at once)
   double copy_bw_cache = 20000.0;   // memcpy, source and destination in cache

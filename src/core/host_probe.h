@@ -9,10 +9,11 @@
 namespace chorus::core {
 
 // Copy and reduction bandwidth in and out of cache, process_vm_readv bandwidth and cost
-// per call, a cross-core flag hand-off and a futex wake-up between two threads (the same
-// cache lines and system calls as between two processes), and a TCP message hand-off and
-// stream rate over loopback (core/host_probe_tcp.h). Figures it cannot measure
-// (one processor: no hand-off; no process_vm_readv) keep their defaults. Thread-safe.
+// per call, a cross-core flag hand-off, a futex wake-up and a switch between two threads
+// polling with sched_yield() on one processor (the same cache lines and system calls as
+// between two processes), and a TCP message hand-off and stream rate over loopback
+// (core/host_probe_tcp.h). Figures it cannot measure (one processor: no hand-off; no
+// process_vm_readv) keep their defaults. Thread-safe.
 // `steps`, when given, receives the time of each step ("copy 3.1 ms, ..."); `runnable`,
 // when given, the runnable tasks on the host (/proc/loadavg, this thread included)
 // sampled before the first step and after each, where the probe runs on one thread;

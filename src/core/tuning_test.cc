@@ -114,6 +114,8 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   a.stage_bw = 9000;
   b.stage_bw = 4000;
   a.exchange_bw = 2000;
+  a.switch_us = 1.4;
+  b.switch_us = 9;
   b.exchange_bw = 13000;
   a.net_measured = true;
   a.net_bw = 3000;
@@ -126,6 +128,7 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   EXPECT_DOUBLE_EQ(m.peer_read_bw, 20);
   EXPECT_DOUBLE_EQ(m.stage_bw, 9000);
   EXPECT_DOUBLE_EQ(m.exchange_bw, 13000);
+  EXPECT_DOUBLE_EQ(m.switch_us, 1.4);
   EXPECT_TRUE(m.net_measured);  // only the earlier probe reached loopback TCP
   EXPECT_DOUBLE_EQ(m.net_bw, 3000);
   EXPECT_DOUBLE_EQ(m.net_sync_us, 9);
