@@ -1,7 +1,18 @@
 // The sweep (sweep.h). One communicator per (collective, algorithm), created on first
-// use with that algorithm forced. Every call is timed; a cell's time of an algorithm is
-// the slowest rank's median call (the maximum over ranks taken with an all_reduce on the
-// default communicator).
+// use with that algorithm forced. Calls run back to back, as in a training loop or
+// chorus-bench; each is timed, and a rank's time of an algorithm is the median over the
+// batches of kBatch consecutive calls of a round of their mean (batches.h). A cell's
+// time of an algorithm is the slowest rank's (the maximum over ranks taken with an
+// all_reduce on the default communicator).
+//
+// Why batches, not single calls: a call's own duration is not what a loop of them costs
+// when an algorithm lets a rank run ahead. The tree's root returns once its messages are
+// queued, so most of its calls are short and a few wait for ring space, while the
+// receivers find the data already there: the median single call of the tree broadcast at
+// 4 ranks, 32 KiB, was 5-7 us where back to back it took 27-37 us per call, and windows
+// that took 16.5 us looked 2-3x slower than the tree (docs/PERFORMANCE.md, "Session 15").
+// A batch's mean includes the waits; the median over batches still drops a batch in which
+// a rank was descheduled.
 #include "sweep.h"
 
 #include <algorithm>
@@ -10,6 +21,7 @@
 #include <map>
 #include <vector>
 
+#include "batches.h"
 #include "collective.h"
 
 namespace chorus_tune {
@@ -29,6 +41,8 @@ double max_over_ranks(chorus::Communicator& comm, double v) {
   comm.all_reduce(&v, &out, 1, chorus::DataType::kFloat64, chorus::ReduceOp::kMax);
   return out;
 }
+
+constexpr int kBatch = 5;
 
 // Fewer timed calls for large messages: about iters MiB per algorithm and round at most.
 int iters_for(const TuneConfig& cfg, std::size_t bytes) {
@@ -82,22 +96,21 @@ std::vector<Cell> sweep(chorus::Communicator& comm, const TuneConfig& cfg) {
             };
             for (int i = 0; i < cfg.warmup_iters; ++i) once();
             k.barrier();
+            std::vector<double> calls;
             for (int i = 0; i < iters; ++i) {
               const auto t0 = std::chrono::steady_clock::now();
               once();
-              samples[j].push_back(
+              calls.push_back(
                   std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                       .count());
             }
+            for (double mean : batch_means(calls, kBatch)) samples[j].push_back(mean);
           }
         }
-        // The median call of this rank (robust to a rank descheduled now and then on a
+        // The median batch of this rank (robust to a rank descheduled now and then on a
         // busy host), then the slowest rank.
-        for (std::size_t j = 0; j < cell.times.size(); ++j) {
-          std::vector<double>& v = samples[j];
-          std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-          cell.times[j].us = max_over_ranks(comm, v[v.size() / 2]);
-        }
+        for (std::size_t j = 0; j < cell.times.size(); ++j)
+          cell.times[j].us = max_over_ranks(comm, median(samples[j]));
         cell.best_us = std::numeric_limits<double>::infinity();
         for (const AlgoTime& t : cell.times)
           if (t.us < cell.best_us) {

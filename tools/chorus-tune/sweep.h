@@ -12,7 +12,7 @@ namespace chorus_tune {
 
 struct AlgoTime {
   std::string algo;
-  double us = 0;            // measured: the slowest rank's median call (us)
+  double us = 0;            // measured: the slowest rank's median batch, per call (us)
   double predicted_us = -1;  // the cost model's figure (Communicator::estimate)
 };
 
