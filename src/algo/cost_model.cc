@@ -94,12 +94,12 @@ class MsgTime {
                                   : p.net_sync_us + (asleep ? p.wake_us : 0);
     // Over the shm rings, between running ranks, a one-way step (each message's receiver
     // sends nothing back, as in the tree's levels: a sender copies in what its receiver
-    // copies out) streams at the staged rate, an exchange (every active rank sends and
+    // copies out) streams at the rings' rate, an exchange (every active rank sends and
     // receives: b counts both) at the staged exchange's.
     const bool one_way = 2 * s.recvs <= s.active;
     double bw = !c_.windows ? p.net_bw
                 : asleep    ? p.copy_bw_mem
-                : one_way   ? p.stage_bw
+                : one_way   ? p.ring_bw
                             : 2 * p.exchange_bw;
     if (!c_.windows && s.msg > p.cache_bytes) bw *= p.copy_bw_mem / p.copy_bw_cache;
     const double rbw = s.ws <= p.cache_bytes ? p.reduce_bw_cache : p.reduce_bw_mem;
@@ -278,13 +278,14 @@ std::string to_text(const CostParams& p) {
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;switch_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;"
                 "copy_bw_cache=%.9g;copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;"
-                "peer_read_bw=%.9g;peer_read_us=%.9g;stage_bw=%.9g;exchange_bw=%.9g;"
-                "cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;measured=%d;"
-                "net_measured=%d",
+                "peer_read_bw=%.9g;peer_read_us=%.9g;stage_bw=%.9g;ring_bw=%.9g;"
+                "exchange_bw=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
+                "measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.switch_us, p.net_sync_us, p.net_bw, p.copy_bw_cache,
                 p.copy_bw_mem, p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw,
-                p.peer_read_us, p.stage_bw, p.exchange_bw, p.cache_bytes, p.window_half,
-                p.chunk_bytes, p.cpus, p.measured ? 1 : 0, p.net_measured ? 1 : 0);
+                p.peer_read_us, p.stage_bw, p.ring_bw, p.exchange_bw, p.cache_bytes,
+                p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
+                p.net_measured ? 1 : 0);
   return buf;
 }
 
@@ -293,11 +294,13 @@ bool from_text(const std::string& text, CostParams& out) {
   double* fields[] = {&p.sync_us,         &p.wake_us,         &p.switch_us,     &p.net_sync_us,
                       &p.net_bw,          &p.copy_bw_cache,   &p.copy_bw_mem,   &p.reduce_bw_cache,
                       &p.reduce_bw_mem,   &p.peer_read_bw,    &p.peer_read_us,  &p.stage_bw,
-                      &p.exchange_bw,     &p.cache_bytes,     &p.window_half,   &p.chunk_bytes};
+                      &p.ring_bw,         &p.exchange_bw,     &p.cache_bytes,   &p.window_half,
+                      &p.chunk_bytes};
   const char* names[] = {"sync_us",       "wake_us",         "switch_us",     "net_sync_us",
                          "net_bw",        "copy_bw_cache",   "copy_bw_mem",   "reduce_bw_cache",
                          "reduce_bw_mem", "peer_read_bw",    "peer_read_us",  "stage_bw",
-                         "exchange_bw",   "cache_bytes",     "window_half",   "chunk_bytes"};
+                         "ring_bw",       "exchange_bw",     "cache_bytes",   "window_half",
+                         "chunk_bytes"};
   std::size_t pos = 0;
   auto next = [&](const char* name, double& v) {
     const std::size_t len = std::strlen(name);

@@ -30,6 +30,8 @@ struct CostParams {
   double peer_read_us = 1.5;        // fixed cost of one process_vm_readv call
   double stage_bw = 6000.0;         // one-way staged transfer through window halves between
                                     // two running ranks (copy in || copy out), bytes/us
+  double ring_bw = 6000.0;          // one-way stream through a shm ring (four slots) between
+                                    // two running ranks, bytes/us
   double exchange_bw = 3000.0;      // staged exchange between two running ranks, each
                                     // copying in and out: bytes/us each way
   double cache_bytes = 1 << 20;     // working sets up to this size run at cache speed

@@ -26,6 +26,7 @@ TEST(CostModel, TextRoundTrip) {
   p.peer_read_bw = 7777;
   p.stage_bw = 4321;
   p.exchange_bw = 8765;
+  p.ring_bw = 5432;
   p.switch_us = 1.25;
   p.chunk_bytes = 256 << 10;
   p.measured = true;
@@ -40,6 +41,7 @@ TEST(CostModel, TextRoundTrip) {
   EXPECT_DOUBLE_EQ(q.chunk_bytes, 256 << 10);
   EXPECT_DOUBLE_EQ(q.stage_bw, 4321);
   EXPECT_DOUBLE_EQ(q.exchange_bw, 8765);
+  EXPECT_DOUBLE_EQ(q.ring_bw, 5432);
   EXPECT_DOUBLE_EQ(q.switch_us, 1.25);
 }
 
@@ -72,28 +74,42 @@ TEST(CostModel, OversubscribedShmWaitsSwitchTcpWaitsWake) {
                    predict_us(dear, CollKind::kBroadcast, "shm", 64, 2, kShm));
 }
 
-// With a processor per rank, a window broadcast and the tree's one-way levels over the
-// rings stream at the staged rate the probe measured; with ranks sharing processors they
-// do not (waiting ranks sleep there, and the copies run at the copy rates).
-TEST(CostModel, StagedRatePricesOneWayStreams) {
-  CostParams fast = params(2), slow = params(2);
-  fast.window_half = slow.window_half = 256 << 10;
-  fast.stage_bw = 12000;
-  slow.stage_bw = 6000;
+// With a processor per rank, a window broadcast streams at the staged rate through the
+// window halves (stage_bw) and the tree's one-way levels at the rings' (ring_bw), each as
+// the probe measured it; with ranks sharing processors neither does (waiting ranks sleep
+// there, and the copies run at the copy rates).
+TEST(CostModel, StagedRatesPriceOneWayStreams) {
   const double s = 2 << 20;
   const double extra = s / 6000 - s / 12000;
-  for (const char* a : {"shm", "tree"}) {
-    const double f = predict_us(fast, CollKind::kBroadcast, a, 2 << 20, 2, kShm);
-    const double w = predict_us(slow, CollKind::kBroadcast, a, 2 << 20, 2, kShm);
-    EXPECT_NEAR(w - f, extra, extra * 0.01) << a;
-    EXPECT_DOUBLE_EQ(predict_us(fast, CollKind::kBroadcast, a, 2 << 20, 4, kShm),
-                     predict_us(slow, CollKind::kBroadcast, a, 2 << 20, 4, kShm))
-        << a;
+  const struct {
+    const char* algo;
+    double CostParams::*rate;
+  } cases[] = {{"shm", &CostParams::stage_bw}, {"tree", &CostParams::ring_bw}};
+  for (const auto& c : cases) {
+    CostParams fast = params(2), slow = params(2);
+    fast.window_half = slow.window_half = 256 << 10;
+    fast.*c.rate = 12000;
+    slow.*c.rate = 6000;
+    const double f = predict_us(fast, CollKind::kBroadcast, c.algo, 2 << 20, 2, kShm);
+    const double w = predict_us(slow, CollKind::kBroadcast, c.algo, 2 << 20, 2, kShm);
+    EXPECT_NEAR(w - f, extra, extra * 0.01) << c.algo;
+    EXPECT_DOUBLE_EQ(predict_us(fast, CollKind::kBroadcast, c.algo, 2 << 20, 4, kShm),
+                     predict_us(slow, CollKind::kBroadcast, c.algo, 2 << 20, 4, kShm))
+        << c.algo;
+    // An exchange (every rank sends and receives: the ring's steps) is not a one-way
+    // stream: its rate is exchange_bw (ExchangeRatePricesTwoWayStreams).
+    EXPECT_DOUBLE_EQ(predict_us(fast, CollKind::kAllGather, "ring", 1 << 20, 2, kShm),
+                     predict_us(slow, CollKind::kAllGather, "ring", 1 << 20, 2, kShm));
   }
-  // An exchange (every rank sends and receives: the ring's steps) is not a one-way stream:
-  // its rate is exchange_bw (ExchangeRatePricesTwoWayStreams).
-  EXPECT_DOUBLE_EQ(predict_us(fast, CollKind::kAllGather, "ring", 1 << 20, 2, kShm),
-                   predict_us(slow, CollKind::kAllGather, "ring", 1 << 20, 2, kShm));
+  // The window broadcast does not depend on the rings' rate, nor the tree on the windows'.
+  CostParams a = params(2), b = params(2);
+  b.ring_bw = 2 * a.ring_bw;
+  EXPECT_DOUBLE_EQ(predict_us(a, CollKind::kBroadcast, "shm", 2 << 20, 2, kShm),
+                   predict_us(b, CollKind::kBroadcast, "shm", 2 << 20, 2, kShm));
+  b = params(2);
+  b.stage_bw = 2 * a.stage_bw;
+  EXPECT_DOUBLE_EQ(predict_us(a, CollKind::kBroadcast, "tree", 2 << 20, 2, kShm),
+                   predict_us(b, CollKind::kBroadcast, "tree", 2 << 20, 2, kShm));
 }
 
 // With a processor per rank, the window all_gather and all_to_all past their own block, and

@@ -424,7 +424,8 @@ TEST(SelectorModel, ATieKeepsTheRulesChoice) {
       "sync_us=0.3;wake_us=3.361;switch_us=1.4;net_sync_us=8.005;net_bw=625.972171;"
       "copy_bw_cache=48856.191;"
       "copy_bw_mem=18824.0701;reduce_bw_cache=28592.1987;reduce_bw_mem=12166.4307;"
-      "peer_read_bw=10665.0935;peer_read_us=0.980990234;stage_bw=9000;exchange_bw=12000;"
+      "peer_read_bw=10665.0935;peer_read_us=0.980990234;stage_bw=9000;ring_bw=9000;"
+      "exchange_bw=12000;"
       "cache_bytes=524288;window_half=2097152;chunk_bytes=1048576;cpus=2;measured=1;net_measured=1",
       cfg.cost));
   const Selector s = Selector::create(cfg).value();

@@ -160,15 +160,16 @@ double switch_us() {
   return trips[kRounds / 2] / 2;
 }
 
-// Bytes per microsecond of a one-way staged transfer between two threads, the window
-// algorithms' pattern: the writer copies `total` bytes of `src` chunk by chunk into two
-// alternating halves of `window` (`half` bytes each), the reader copies each chunk out to
-// `dst` once it is complete while the writer fills the other half (the writer reuses a
-// half once the reader is done with it, as a window barrier allows). Best of the passes
-// that complete within 5 ms (the first warms up); 0 when none did (the two threads never
-// ran at once). On some hosts this runs several times slower than the two copies apart
-// (docs/ALGORITHMS.md, "The cost model").
-double staged_bw(const char* src, char* window, char* dst, std::size_t half,
+// Bytes per microsecond of a one-way staged transfer between two threads: the writer
+// copies `total` bytes of `src` chunk by chunk into `slots` rotating slots of `buf`
+// (`half` bytes each), the reader copies each chunk out to `dst` once it is complete
+// while the writer fills the next slot (the writer reuses a slot once the reader is done
+// with it). Two slots are the window algorithms' pattern (a window's halves, reused after
+// a barrier), four the shm rings' (a ring in quarters, transport/shm/engine_io.cc).
+// Best of the passes that complete within 5 ms (the first warms up); 0 when none did (the
+// two threads never ran at once). On some hosts this runs several times slower than the
+// two copies apart (docs/ALGORITHMS.md, "The cost model").
+double staged_bw(const char* src, char* buf, char* dst, std::size_t half, int slots,
                  std::size_t total) {
   constexpr double kBudgetUs = 5000;
   constexpr int kPasses = 4;
@@ -182,7 +183,7 @@ double staged_bw(const char* src, char* window, char* dst, std::size_t half,
         if (stop.load(std::memory_order_relaxed)) return;
         shm::cpu_relax();
       }
-      std::memcpy(dst + (step % chunks) * half, window + (step % 2) * half, half);
+      std::memcpy(dst + (step % chunks) * half, buf + (step % slots) * half, half);
       done.store(step + 1, std::memory_order_release);
     }
   });
@@ -201,9 +202,9 @@ double staged_bw(const char* src, char* window, char* dst, std::size_t half,
     bool in_time = true;
     for (long c = 0; c < chunks && in_time; ++c) {
       const long step = pass * chunks + c;
-      in_time = await_done(step - 1);  // the reader is done with chunk step - 2
+      in_time = await_done(step - slots + 1);  // the reader is done with chunk step - slots
       if (in_time) {
-        std::memcpy(window + (step % 2) * half, src + c * half, half);
+        std::memcpy(buf + (step % slots) * half, src + c * half, half);
         written.store(step + 1, std::memory_order_release);
       }
     }
@@ -351,12 +352,19 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
   step("hand-off");
   // The window algorithms' chunks: half of a window as the shared-memory transport sizes it
   // (at most 1 MiB: both halves go in the 2 MiB buffer `b`; four quarters for the exchange).
+  // The rings': a quarter of a ring of the default size (CHORUS_BUFFSIZE), all four in `b`.
   const std::size_t half = std::min(shm::window_bytes_for_host() / 2, kLarge / 2);
   const std::size_t quarter = std::min(half, kLarge / 4);
+  const std::size_t ring_quarter = std::clamp<std::size_t>(shm::ShmOptions{}.ring_bytes / 4,
+                                                           4096, kLarge / 4);
   if (p.cpus >= 2) {
     keep(staged_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
-                   reinterpret_cast<char*>(c.data()), half, kLarge / half * half),
+                   reinterpret_cast<char*>(c.data()), half, 2, kLarge / half * half),
          p.stage_bw);
+    keep(staged_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
+                   reinterpret_cast<char*>(c.data()), ring_quarter, 4,
+                   kLarge / ring_quarter * ring_quarter),
+         p.ring_bw);
     keep(exchange_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
                      reinterpret_cast<char*>(c.data()), quarter, kLarge / 2 / quarter * quarter),
          p.exchange_bw);
@@ -388,6 +396,7 @@ algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams&
   for (auto bw : {&algo::CostParams::copy_bw_cache, &algo::CostParams::copy_bw_mem,
                   &algo::CostParams::reduce_bw_cache, &algo::CostParams::reduce_bw_mem,
                   &algo::CostParams::peer_read_bw, &algo::CostParams::stage_bw,
+                  &algo::CostParams::ring_bw,
                   &algo::CostParams::exchange_bw})
     p.*bw = std::max(before.*bw, now.*bw);
   for (auto us : {&algo::CostParams::sync_us, &algo::CostParams::wake_us,

@@ -115,6 +115,8 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   b.stage_bw = 4000;
   a.exchange_bw = 2000;
   a.switch_us = 1.4;
+  a.ring_bw = 15000;
+  b.ring_bw = 7000;
   b.switch_us = 9;
   b.exchange_bw = 13000;
   a.net_measured = true;
@@ -129,6 +131,7 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   EXPECT_DOUBLE_EQ(m.stage_bw, 9000);
   EXPECT_DOUBLE_EQ(m.exchange_bw, 13000);
   EXPECT_DOUBLE_EQ(m.switch_us, 1.4);
+  EXPECT_DOUBLE_EQ(m.ring_bw, 15000);
   EXPECT_TRUE(m.net_measured);  // only the earlier probe reached loopback TCP
   EXPECT_DOUBLE_EQ(m.net_bw, 3000);
   EXPECT_DOUBLE_EQ(m.net_sync_us, 9);
