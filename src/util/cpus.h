@@ -14,6 +14,11 @@ inline int usable_cores() {
   return std::max(1, CPU_COUNT(&set));
 }
 
+// Moves the calling thread to processor `cpu` now and gives it back the affinity mask it
+// had (the scheduler may move it again later). False when `cpu` is not in the mask or
+// the kernel refused; the mask is unchanged then.
+bool move_to_cpu(int cpu);
+
 // The runnable tasks in a /proc/loadavg text ("0.52 0.58 0.59 3/456 7890" -> 3); 0 when it
 // does not parse.
 int runnable_tasks(const char* loadavg_text);

@@ -13,7 +13,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 6;
+inline constexpr std::uint32_t kSegmentVersion = 7;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -50,6 +50,9 @@ struct alignas(64) RankSlot {
   alignas(64) std::atomic<std::uint64_t> win_arrived{0};
   std::atomic<std::uint64_t> win_seq[2] = {0, 0};
   std::atomic<std::uint64_t> win_sig[2] = {0, 0};
+  // The processor this rank last arrived from (at a barrier or an exchange; -1: none yet):
+  // a waiter that finds the rank it waits for on its own processor moves (spread.cc).
+  std::atomic<std::int32_t> cpu{-1};
   // This rank's last completed collective seq + 1 (0 = none); written (relaxed) by the
   // rank after each collective, read by peers only to word a kPeerLost message.
   std::atomic<std::uint64_t> progress{0};

@@ -2,7 +2,8 @@
 // its rank slot (the barriers it reached, or the exchange its mailbox holds, with the
 // payload in the same cache lines) and waits until every other rank got as far. Waiting
 // backs off (engine::WaitPolicy::for_shm: a short spin on an idle host, yield polling,
-// then sleeping on the doorbell, which arrivals ring); while it waits it checks the
+// then sleeping on the doorbell, which arrivals ring), after moving off the processor of
+// the rank it waits for if they share one (spread.cc); while it waits it checks the
 // deadline, aborts published by any rank, peer liveness and peers waiting elsewhere in the
 // same operation, so it never hangs.
 #include <sched.h>
@@ -80,6 +81,7 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
   const std::uint64_t target = win_count_.load(std::memory_order_relaxed) + 1;
   me_.win_seq[target % 2].store(tag.seq, std::memory_order_relaxed);
   me_.win_sig[target % 2].store(tag.sig, std::memory_order_relaxed);
+  me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
   CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kWindows, target, tag, deadline));
   win_count_.store(target, std::memory_order_relaxed);
@@ -94,6 +96,7 @@ Status Engine::mailbox_exchange(const void* data, std::size_t bytes, const trans
   if (bytes > 0) std::memcpy(m.data, data, bytes);
   m.seq.store(tag.seq, std::memory_order_relaxed);
   m.sig.store(tag.sig, std::memory_order_relaxed);
+  me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
   m.stamp.store(target, std::memory_order_seq_cst);
   CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kMailbox, target, tag, deadline));
   mb_count_.store(target, std::memory_order_relaxed);
@@ -170,6 +173,8 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
     return false;
   };
   if (policy.may_spin() && spin()) return agreed(kind, target, tag);
+  // The rank not there yet may be waiting for this thread's processor.
+  if (behind >= 0) spread_from(behind);
   auto start = engine::WaitPolicy::Clock::now();
   for (unsigned round = 0;; ++round) {
     if (all_arrived()) break;
