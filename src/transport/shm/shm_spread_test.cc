@@ -1,11 +1,12 @@
-// Ranks that the kernel left on one processor while another is free move apart at their
-// first wait (spread.cc): two real rank processes get bound to one processor, publish it
-// at a window barrier (or a mailbox exchange), get their whole mask back and go on; at the
-// end they run on two processors.
+// Ranks that the kernel left crowded on one processor while another has fewer move apart
+// at their waits (spread.cc): real rank processes, given two processors, get bound to the
+// first, publish it at a window barrier (or a mailbox exchange), get both back and go on;
+// at the end as many run on each (2 ranks: one each; 4 ranks: two each).
 #include <sched.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <tuple>
 
 #include "transport/shm/test_world.h"
 
@@ -14,27 +15,32 @@ namespace {
 
 enum class Point { kBarrier, kExchange };
 
-class Spread : public ::testing::TestWithParam<Point> {};
+class Spread : public ::testing::TestWithParam<std::tuple<Point, int>> {};
 
-TEST_P(Spread, RanksOnOneProcessorWithAnotherFreeMoveApart) {
-  cpu_set_t mask;
+TEST_P(Spread, RanksCrowdedOnOneProcessorEvenOut) {
+  const auto [point, n] = GetParam();
+  cpu_set_t mask, two, one;
   ASSERT_EQ(::sched_getaffinity(0, sizeof mask, &mask), 0);
   if (CPU_COUNT(&mask) < 2) GTEST_SKIP() << "needs two processors, has " << CPU_COUNT(&mask);
-  int first = 0;
-  while (!CPU_ISSET(first, &mask)) ++first;
-  const Point point = GetParam();
-  // Where the two ranks were after their last wait; another test's processes may take a
-  // processor meanwhile and the kernel put the two together again, so up to 3 tries.
-  auto ended_on = [&]() -> std::pair<int, int> {
-    World w(2);
+  int cpu[2] = {0, 0};
+  while (!CPU_ISSET(cpu[0], &mask)) ++cpu[0];
+  cpu[1] = cpu[0] + 1;
+  while (!CPU_ISSET(cpu[1], &mask)) ++cpu[1];
+  CPU_ZERO(&two);
+  CPU_SET(cpu[0], &two);
+  CPU_SET(cpu[1], &two);
+  CPU_ZERO(&one);
+  CPU_SET(cpu[0], &one);
+  // How many ranks ended on cpu[0]; another test's processes may take a processor
+  // meanwhile and the kernel crowd the ranks again, so up to 3 tries.
+  auto on_first = [&]() -> int {
+    World w(n);
     auto codes = w.run([&](int rank) {
-      auto t = w.connect(rank);  // with the whole mask: a processor per rank
+      SHM_CHECK(::sched_setaffinity(0, sizeof two, &two) == 0, "two processors");
+      auto t = w.connect(rank);
       transport::SharedWindows* win = t->shared_windows();
       SHM_CHECK(win != nullptr, "no shared windows");
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(first, &one);
-      SHM_CHECK(::sched_setaffinity(0, sizeof one, &one) == 0, "bind to processor %d", first);
+      SHM_CHECK(::sched_setaffinity(0, sizeof one, &one) == 0, "bind to %d", cpu[0]);
       auto sync = [&](std::uint64_t seq) {
         const int payload = rank;
         Status st = point == Point::kBarrier
@@ -43,30 +49,35 @@ TEST_P(Spread, RanksOnOneProcessorWithAnotherFreeMoveApart) {
         SHM_CHECK(st.is_ok(), "seq %llu: %s", static_cast<unsigned long long>(seq),
                   st.to_string().c_str());
       };
-      sync(0);  // both arrive from `first`
-      SHM_CHECK(::sched_setaffinity(0, sizeof mask, &mask) == 0, "restore the mask");
+      sync(0);  // every rank arrives from cpu[0]
+      SHM_CHECK(::sched_setaffinity(0, sizeof two, &two) == 0, "two processors again");
       for (std::uint64_t seq = 1; seq <= 200; ++seq) sync(seq);
       std::ofstream(w.dir + "/cpu." + std::to_string(rank)) << ::sched_getcpu();
     });
-    EXPECT_EQ(codes, (std::vector<int>{0, 0}));
-    int cpu[2] = {-1, -1};
-    for (int r = 0; r < 2; ++r) std::ifstream(w.dir + "/cpu." + std::to_string(r)) >> cpu[r];
-    return {cpu[0], cpu[1]};
+    EXPECT_EQ(codes, std::vector<int>(n, 0));
+    int first = 0;
+    for (int r = 0; r < n; ++r) {
+      int at = -1;
+      std::ifstream(w.dir + "/cpu." + std::to_string(r)) >> at;
+      EXPECT_TRUE(at == cpu[0] || at == cpu[1]) << "rank " << r << " on " << at;
+      first += at == cpu[0];
+    }
+    return first;
   };
-  std::pair<int, int> cpus;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    cpus = ended_on();
-    if (HasFailure() || cpus.first != cpus.second) break;
-  }
-  EXPECT_GE(cpus.first, 0);
-  EXPECT_NE(cpus.first, cpus.second) << "both ranks ended on processor " << cpus.first
-                                     << " in 3 tries";
+  int first = n;
+  for (int attempt = 0; attempt < 3 && !HasFailure() && first != n / 2; ++attempt)
+    first = on_first();
+  EXPECT_EQ(first, n / 2) << "of " << n << " ranks on processors " << cpu[0] << " and "
+                          << cpu[1] << ", " << first << " ended on " << cpu[0] << " in 3 tries";
 }
 
-INSTANTIATE_TEST_SUITE_P(Points, Spread, ::testing::Values(Point::kBarrier, Point::kExchange),
-                         [](const auto& info) {
-                           return info.param == Point::kBarrier ? "Barrier" : "Exchange";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Points, Spread,
+    ::testing::Combine(::testing::Values(Point::kBarrier, Point::kExchange), ::testing::Values(2, 4)),
+    [](const auto& info) {
+      return std::string(std::get<0>(info.param) == Point::kBarrier ? "Barrier" : "Exchange") +
+             std::to_string(std::get<1>(info.param)) + "Ranks";
+    });
 
 }  // namespace
 }  // namespace chorus::shm::testing

@@ -1,20 +1,22 @@
-// Ranks that share a processor while another one is free. Window barriers and mailbox
+// Ranks crowded on one processor while another has fewer. Window barriers and mailbox
 // exchanges never sleep for a short wait (they spin, then poll with sched_yield()), and a
 // thread that never sleeps is never placed again at a wake-up: when the kernel starts two
 // ranks on one processor (as it does now and then with freshly forked ranks), they can
 // stay there, taking turns, for the whole of a short run although the other processor is
-// idle. Measured on a 2-vCPU AMD EPYC guest, broadcast of 8 B over the windows, 2 ranks,
-// 2000 calls: 3 runs of 30 at 4.0-6.6 us a call (both ranks on one processor, every other
-// wait handed over with a yield) where the rest took 0.3-0.9; moving the waiter, 0 of 30.
+// idle, or three of four ranks on one of two processors. Measured on a 2-vCPU AMD EPYC
+// guest: broadcast of 8 B over the windows, 2 ranks, 2000 calls, 6 runs of 40 at 3.9-6.1
+// us a call (both ranks on one processor, every other wait handed over with a yield)
+// where the rest took 0.3-0.6; all_reduce of 8 B, 4 ranks, 1000 calls: 3.5-3.9 us with
+// two ranks on each processor, 5.0-5.6 with three on one (half the runs).
 // So a waiter that finds the rank it waits for last arrived from its own processor moves
-// itself to a processor of its affinity mask on which no local rank was seen, then gives
-// itself its mask back. Never with fewer processors in the mask than local ranks (there
-// the ranks must share, and the wait policy yields to them), and at most once per pause,
-// which doubles from 1 ms up to 1 s, so a scheduler that keeps putting them back together
-// is not fought.
+// itself to the processor of its affinity mask with the fewest local ranks, when that
+// evens the two out (at least two fewer), then gives itself its mask back. At most once
+// per pause, which doubles from 1 ms up to 1 s, so a scheduler that keeps putting them
+// back together is not fought.
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "diag/log.h"
@@ -36,16 +38,19 @@ void Engine::spread_from(int peer) {
   if (now < next_spread_ns_) return;
   spread_backoff_ns_ = std::clamp(2 * spread_backoff_ns_, kFirstPauseNs, kLongestPauseNs);
   next_spread_ns_ = now + spread_backoff_ns_;
-  cpu_set_t free;
-  if (::sched_getaffinity(0, sizeof free, &free) != 0 || CPU_COUNT(&free) < size_) return;
+  cpu_set_t mask;
+  if (::sched_getaffinity(0, sizeof mask, &mask) != 0) return;
+  // The local ranks on each processor, as they last arrived (this thread on `mine`), and
+  // the processor of the mask with the fewest; moving there must even the two out.
+  std::array<std::uint16_t, CPU_SETSIZE> ranks{};
   for (int r = 0; r < size_; ++r) {
-    const int used = seg_.slot(r).cpu.load(std::memory_order_relaxed);
-    if (used >= 0 && used < CPU_SETSIZE) CPU_CLR(used, &free);
+    const int at = r == rank_ ? mine : seg_.slot(r).cpu.load(std::memory_order_relaxed);
+    if (at >= 0 && at < CPU_SETSIZE) ++ranks[at];
   }
-  CPU_CLR(mine, &free);
-  int to = 0;
-  while (to < CPU_SETSIZE && !CPU_ISSET(to, &free)) ++to;
-  if (to == CPU_SETSIZE) return;
+  int to = -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (c != mine && CPU_ISSET(c, &mask) && (to < 0 || ranks[c] < ranks[to])) to = c;
+  if (to < 0 || ranks[to] + 2 > ranks[mine]) return;
   // Published before the move: the peer runs on `mine` as soon as this thread leaves it,
   // possibly before this thread runs again, and must not follow it to `to`.
   me_.cpu.store(to, std::memory_order_seq_cst);
@@ -53,8 +58,9 @@ void Engine::spread_from(int peer) {
     me_.cpu.store(mine, std::memory_order_relaxed);
     return;
   }
-  CHORUS_LOG(INFO, Net, "rank %d: moved from processor %d to %d (rank %d, which it waits for, "
-             "shared processor %d)", name(), mine, to, peers_[peer].name, mine);
+  CHORUS_LOG(INFO, Net,
+             "rank %d: moved from processor %d (%d local ranks, rank %d among them, which it "
+             "waits for) to %d (%d)", name(), mine, ranks[mine], peers_[peer].name, to, ranks[to]);
 }
 
 }  // namespace chorus::shm

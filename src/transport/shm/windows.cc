@@ -174,7 +174,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
   };
   if (policy.may_spin() && spin()) return agreed(kind, target, tag);
   // The rank not there yet may be waiting for this thread's processor.
-  if (behind >= 0) spread_from(behind);
+  if (behind >= 0 || !all_arrived()) spread_from(behind);
   auto start = engine::WaitPolicy::Clock::now();
   for (unsigned round = 0;; ++round) {
     if (all_arrived()) break;
