@@ -16,7 +16,8 @@ inline int usable_cores() {
 
 // Moves the calling thread to processor `cpu` now and gives it back the affinity mask it
 // had (the scheduler may move it again later). False when `cpu` is not in the mask or
-// the kernel refused; the mask is unchanged then.
+// the kernel refused the move; the mask is unchanged then. Should giving the mask back
+// fail (a cpuset changed in between), the thread stays bound to `cpu`, and false too.
 bool move_to_cpu(int cpu);
 
 // The runnable tasks in a /proc/loadavg text ("0.52 0.58 0.59 3/456 7890" -> 3); 0 when it

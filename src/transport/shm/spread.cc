@@ -55,7 +55,7 @@ void Engine::spread_from(int peer) {
   // possibly before this thread runs again, and must not follow it to `to`.
   me_.cpu.store(to, std::memory_order_seq_cst);
   if (!move_to_cpu(to)) {
-    me_.cpu.store(mine, std::memory_order_relaxed);
+    me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
     return;
   }
   CHORUS_LOG(INFO, Net,
