@@ -8,10 +8,72 @@
 #include <fstream>
 #include <tuple>
 
+#include "transport/shm/spread.h"
 #include "transport/shm/test_world.h"
 
 namespace chorus::shm::testing {
 namespace {
+
+cpu_set_t cpus(std::initializer_list<int> list) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : list) CPU_SET(c, &set);
+  return set;
+}
+
+// Ranks per processor, as spread_target counts them: {processor, ranks} pairs.
+std::vector<std::uint16_t> placed(std::initializer_list<std::pair<int, int>> list) {
+  std::vector<std::uint16_t> ranks(CPU_SETSIZE, 0);
+  for (auto [c, n] : list) ranks[c] = static_cast<std::uint16_t>(n);
+  return ranks;
+}
+
+int anywhere(int) { return 0; }
+
+TEST(SpreadTarget, MovesOnlyWhereThatEvensTheTwoOut) {
+  const cpu_set_t two = cpus({0, 1});
+  EXPECT_EQ(spread_target(placed({{0, 2}}).data(), two, 0, anywhere), 1);
+  EXPECT_EQ(spread_target(placed({{0, 1}}).data(), two, 0, anywhere), -1);  // alone
+  EXPECT_EQ(spread_target(placed({{0, 3}, {1, 1}}).data(), two, 0, anywhere), 1);
+  EXPECT_EQ(spread_target(placed({{0, 2}, {1, 2}}).data(), two, 0, anywhere), -1);
+  EXPECT_EQ(spread_target(placed({{0, 2}, {1, 1}}).data(), two, 0, anywhere), -1);
+  // Only within the mask: processor 1 is free but not this rank's.
+  EXPECT_EQ(spread_target(placed({{0, 2}}).data(), cpus({0, 2}), 0, anywhere), 2);
+  EXPECT_EQ(spread_target(placed({{0, 2}}).data(), cpus({0}), 0, anywhere), -1);
+}
+
+TEST(SpreadTarget, FewestRanksFirstThenTheNearest) {
+  const cpu_set_t eight = cpus({0, 1, 2, 3, 4, 5, 6, 7});
+  // Processors 4-7 share processor 1's cache, 0-3 are in another package.
+  auto near_one = [](int c) { return c >= 4 ? 2 : 0; };
+  EXPECT_EQ(spread_target(placed({{1, 2}}).data(), eight, 1, near_one), 4);
+  // Same package (1) beats another (0), a shared cache (2) beats both.
+  auto graded = [](int c) { return c == 6 ? 2 : c >= 3 ? 1 : 0; };
+  EXPECT_EQ(spread_target(placed({{1, 2}}).data(), eight, 1, graded), 6);
+  // A processor with fewer ranks wins over a nearer one with more.
+  EXPECT_EQ(spread_target(placed({{1, 3}, {4, 1}, {5, 1}, {6, 1}, {7, 1}}).data(), eight, 1,
+                          near_one),
+            0);
+}
+
+TEST(SpreadTarget, HostNearnessIsSymmetricAndGraded) {
+  cpu_set_t mask;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mask, &mask), 0);
+  for (int a = 0; a < CPU_SETSIZE; ++a) {
+    if (!CPU_ISSET(a, &mask)) continue;
+    for (int b = 0; b < CPU_SETSIZE; ++b) {
+      if (!CPU_ISSET(b, &mask)) continue;
+      const int n = host_nearness(a, b);
+      EXPECT_GE(n, 0);
+      EXPECT_LE(n, 2);
+      EXPECT_EQ(n, host_nearness(b, a)) << a << " " << b;
+    }
+  }
+  if (::access("/sys/devices/system/cpu/cpu0/topology/physical_package_id", R_OK) == 0 &&
+      CPU_ISSET(0, &mask)) {
+    EXPECT_GE(host_nearness(0, 0), 1);  // a processor is in its own package
+  }
+}
 
 enum class Point { kBarrier, kExchange };
 

@@ -10,14 +10,20 @@
 // two ranks on each processor, 5.0-5.6 with three on one (half the runs).
 // So a waiter that finds the rank it waits for last arrived from its own processor moves
 // itself to the processor of its affinity mask with the fewest local ranks, when that
-// evens the two out (at least two fewer), then gives itself its mask back. At most once
+// evens the two out (at least two fewer), the nearest such (its last-level cache, else
+// its package: a rank's memory stays near), then gives itself its mask back. At most once
 // per pause, which doubles from 1 ms up to 1 s, so a scheduler that keeps putting them
 // back together is not fought.
+#include "transport/shm/spread.h"
+
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
+#include <vector>
 
 #include "diag/log.h"
 #include "transport/shm/engine.h"
@@ -27,7 +33,56 @@ namespace chorus::shm {
 
 namespace {
 constexpr std::int64_t kFirstPauseNs = 1'000'000, kLongestPauseNs = 1'000'000'000;
+
+// Each processor's last-level cache and package, from sysfs, read once per process (-1
+// where unreadable).
+struct Topology {
+  std::vector<int> llc, package;
+  Topology() {
+    const long n = std::clamp<long>(::sysconf(_SC_NPROCESSORS_CONF), 1, CPU_SETSIZE);
+    for (int c = 0; c < n; ++c) {
+      llc.push_back(read(c, "cache/index3/id"));
+      package.push_back(read(c, "topology/physical_package_id"));
+    }
+  }
+  static int read(int c, const char* what) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/%s", c, what);
+    std::FILE* f = std::fopen(path, "re");
+    if (f == nullptr) return -1;
+    int v = -1;
+    if (std::fscanf(f, "%d", &v) != 1) v = -1;
+    std::fclose(f);
+    return v;
+  }
+  int of(const std::vector<int>& v, int c) const {
+    return c >= 0 && c < static_cast<int>(v.size()) ? v[c] : -1;
+  }
+};
 }  // namespace
+
+int spread_target(const std::uint16_t* ranks, const cpu_set_t& mask, int mine,
+                  const std::function<int(int)>& nearness) {
+  int to = -1, to_near = 0;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (c == mine || !CPU_ISSET(c, &mask) || ranks[c] + 2 > ranks[mine]) continue;
+    if (to >= 0 && ranks[c] > ranks[to]) continue;
+    const int near = nearness(c);
+    if (to < 0 || ranks[c] < ranks[to] || near > to_near) {
+      to = c;
+      to_near = near;
+    }
+  }
+  return to;
+}
+
+int host_nearness(int mine, int c) {
+  static const Topology t;
+  const int package = t.of(t.package, mine);
+  if (package < 0 || package != t.of(t.package, c)) return 0;
+  const int llc = t.of(t.llc, mine);
+  return llc >= 0 && llc == t.of(t.llc, c) ? 2 : 1;
+}
 
 void Engine::spread_from(int peer) {
   const int mine = ::sched_getcpu();
@@ -47,10 +102,9 @@ void Engine::spread_from(int peer) {
     const int at = r == rank_ ? mine : seg_.slot(r).cpu.load(std::memory_order_relaxed);
     if (at >= 0 && at < CPU_SETSIZE) ++ranks[at];
   }
-  int to = -1;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (c != mine && CPU_ISSET(c, &mask) && (to < 0 || ranks[c] < ranks[to])) to = c;
-  if (to < 0 || ranks[to] + 2 > ranks[mine]) return;
+  const int to = spread_target(ranks.data(), mask, mine,
+                               [mine](int c) { return host_nearness(mine, c); });
+  if (to < 0) return;
   // Published before the move: the peer runs on `mine` as soon as this thread leaves it,
   // possibly before this thread runs again, and must not follow it to `to`.
   me_.cpu.store(to, std::memory_order_seq_cst);
