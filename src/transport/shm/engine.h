@@ -161,7 +161,8 @@ class Engine final : public engine::Engine {
   // windows.cc: the first rank behind `target` that can never arrive (lost or aborted).
   Status sync_failure(Sync kind, std::uint64_t target);
   // spread.cc: when `peer`, which this thread waits for, last arrived from this thread's
-  // processor, moves this thread to a processor of its mask no local rank was seen on.
+  // processor, moves this thread to the nearest processor of its mask with at least two
+  // local ranks fewer, if any.
   void spread_from(int peer);
   // windows.cc: kDesync unless every rank arrived at point `target` for `tag`'s op.
   Status sync_agreement(Sync kind, const transport::Tag& tag, std::uint64_t target) const;
@@ -176,7 +177,7 @@ class Engine final : public engine::Engine {
   std::atomic<std::uint64_t> win_count_{0};  // shared-window barriers reached
   std::atomic<std::uint64_t> mb_count_{0};   // mailbox exchanges completed
   engine::WaitPolicy::Config win_wait_;         // how a window barrier waits
-  std::int64_t next_spread_ns_ = 0;             // spread.cc: no move before (steady clock)
+  std::int64_t next_spread_ns_ = 0;             // spread.cc: no look before (steady clock)
   std::int64_t spread_backoff_ns_ = 0;          // spread.cc: the pause after the last move
 };
 

@@ -11,9 +11,9 @@
 // So a waiter that finds the rank it waits for last arrived from its own processor moves
 // itself to the processor of its affinity mask with the fewest local ranks, when that
 // evens the two out (at least two fewer), the nearest such (its last-level cache, else
-// its package: a rank's memory stays near), then gives itself its mask back. At most once
-// per pause, which doubles from 1 ms up to 1 s, so a scheduler that keeps putting them
-// back together is not fought.
+// its package: a rank's memory stays near), then gives itself its mask back. It looks at
+// most every 1 ms and moves at most once per pause, which doubles with every move from
+// 1 ms up to 1 s, so a scheduler that keeps putting them back together is not fought.
 #include "transport/shm/spread.h"
 
 #include <sched.h>
@@ -91,8 +91,7 @@ void Engine::spread_from(int peer) {
                                std::chrono::steady_clock::now().time_since_epoch())
                                .count();
   if (now < next_spread_ns_) return;
-  spread_backoff_ns_ = std::clamp(2 * spread_backoff_ns_, kFirstPauseNs, kLongestPauseNs);
-  next_spread_ns_ = now + spread_backoff_ns_;
+  next_spread_ns_ = now + kFirstPauseNs;  // a look at most every 1 ms; the pause grows by moves
   cpu_set_t mask;
   if (::sched_getaffinity(0, sizeof mask, &mask) != 0) return;
   // The local ranks on each processor, as they last arrived (this thread on `mine`), and
@@ -105,6 +104,8 @@ void Engine::spread_from(int peer) {
   const int to = spread_target(ranks.data(), mask, mine,
                                [mine](int c) { return host_nearness(mine, c); });
   if (to < 0) return;
+  spread_backoff_ns_ = std::clamp(2 * spread_backoff_ns_, kFirstPauseNs, kLongestPauseNs);
+  next_spread_ns_ = now + spread_backoff_ns_;
   // Published before the move: the peer runs on `mine` as soon as this thread leaves it,
   // possibly before this thread runs again, and must not follow it to `to`.
   me_.cpu.store(to, std::memory_order_seq_cst);
