@@ -5,6 +5,7 @@
 // state (FailureState: sticky failure, abort, stalled ranks; the report that a failure
 // makes: comm_report.cc) and the membership (Membership: derive, split, shrink).
 #pragma once
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -101,9 +102,10 @@ class CommImpl final : public Comm {
   friend class GroupRun;  // group.cc: the execution of one group
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
   // Issue steps (caller's thread): refuse-check, seq, signature, flight-recorder entry;
-  // collectives outside a group also get their algorithm and window ticket.
+  // collectives outside a group also get their algorithm and window ticket. `alone`: a
+  // lone_call(), recorded as started at once and given no ticket.
   Status issue_collective(op::CollKind kind, const op::CollArgs& args, const char* label,
-                          int stream, IssuedOp* out);
+                          int stream, IssuedOp* out, bool alone = false);
   Status issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int tag, int stream,
                    IssuedOp* out, const char* name = nullptr);
   // The wire tag of a point-to-point message of `bytes` under user tag `tag`, pair seq `seq`.
@@ -119,7 +121,16 @@ class CommImpl final : public Comm {
   // hands it to p2p_waiter_, which completes `p`'s WorkState.
   void post_p2p(std::unique_ptr<PendingOp> p);
   // The algorithm (and window ticket when it uses the windows) of an issued collective.
-  void choose(IssuedOp& op);
+  // `alone`: a blocking call with no other operation that could use the windows (see
+  // lone_call()): it takes no ticket.
+  void choose(IssuedOp& op, bool alone = false);
+  // A blocking collective on a communicator with only its default stream, nothing in
+  // flight (after sync_default_stream()) and no open group: it cannot meet another
+  // operation in the windows, and its execute step follows its issue on this thread.
+  bool lone_call() const {
+    return streams_.size() == 1 && inflight_.load(std::memory_order_acquire) == 0 &&
+           !in_group();
+  }
   // Execute steps (any thread): the deadline starts here; waits for the window ticket;
   // runs the algorithm or the point-to-point transfer; marks the recorder; fails.
   // `start_ns`: diag::tick_now_ns() at the start, when the caller has just read it (a
@@ -177,6 +188,14 @@ class CommImpl final : public Comm {
   int size_;
   CommConfig cfg_;
   algo::Selector selector_;
+  // The last choice per kind and the size it was for: the selector's answer depends only
+  // on (kind, bytes) for a communicator's life, so a loop of same-sized calls asks once.
+  // Issuing thread only.
+  struct ChoiceMemo {
+    std::size_t bytes = static_cast<std::size_t>(-1);
+    algo::Choice choice{"none", nullptr, false};
+  };
+  std::array<ChoiceMemo, op::kNumKinds> memo_{};
   std::uint32_t comm_id_ = 0;
   std::uint64_t next_seq_ = 0;
   P2pSeqs p2p_seqs_;  // point-to-point seqs per (direction, peer, tag)

@@ -24,7 +24,7 @@ Status CommImpl::run(op::CollKind kind, op::CollArgs args, const char* label) {
   }
   sync_default_stream();
   IssuedOp op;
-  CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &op));
+  CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &op, lone_call()));
   Status s = execute(op, op.issue_tick_ns);
   retire();
   return s;
@@ -55,7 +55,7 @@ Status CommImpl::point_to_point(bool sending, void* buf, std::size_t bytes, int 
 }
 
 Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
-                                  const char* label, int stream, IssuedOp* out) {
+                                  const char* label, int stream, IssuedOp* out, bool alone) {
   const char* name = label != nullptr ? label : op::to_string(kind);
   CHORUS_RETURN_IF_ERROR(failure_.refuse(name, next_seq_));
   IssuedOp& op = *out;
@@ -84,18 +84,25 @@ Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
   id.bytes = args.count * dtype_size(args.dtype);
   op.stream_label = streams_[stream]->label();
   id.stream = op.stream_label;
+  if (!in_group()) choose(op, alone);  // a group chooses at its end, after fusing
   op.issue_tick_ns = diag::tick_now_ns();
-  op.rec = recorder_->issue(id, op.issue_tick_ns);
+  // A lone call starts as it is issued: one recorder update for both.
+  op.rec = recorder_->issue(id, op.issue_tick_ns, alone ? op.choice.name : nullptr);
+  op.start_recorded = alone;
   if (observe_) op.issue_ns = diag::steady_now_ns();
-  if (!in_group()) choose(op);  // a group chooses at its end, after fusing
   inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
 }
 
-void CommImpl::choose(IssuedOp& op) {
+void CommImpl::choose(IssuedOp& op, bool alone) {
   const std::size_t bytes = op.args.count * dtype_size(op.args.dtype);
-  op.choice = selector_.choose(op.kind, bytes, size_, caps_);
-  op.ticket = op.choice.uses_windows ? static_cast<std::int64_t>(tickets_.take()) : -1;
+  ChoiceMemo& memo = memo_[static_cast<std::size_t>(op.kind)];
+  if (memo.bytes != bytes) {
+    memo.choice = selector_.choose(op.kind, bytes, size_, caps_);
+    memo.bytes = bytes;
+  }
+  op.choice = memo.choice;
+  op.ticket = op.choice.uses_windows && !alone ? static_cast<std::int64_t>(tickets_.take()) : -1;
 }
 
 transport::Tag CommImpl::p2p_wire_tag(std::size_t bytes, int tag, std::uint64_t seq) const {
@@ -176,7 +183,7 @@ Status CommImpl::execute(IssuedOp& op, std::int64_t start_ns) {
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s stream %s", op.name,
              static_cast<unsigned long long>(seq), op.args.count,
              chorus::to_string(op.args.dtype), op.choice.name, op.stream_label);
-  recorder_->start(op.rec, op.choice.name, start_ns);
+  if (!op.start_recorded) recorder_->start(op.rec, op.choice.name, start_ns);
   std::optional<op::LevelLog> levels;  // a hierarchical algorithm's, when watched
   if (observe_) {
     if (observe_->wants_levels()) op.args.levels = &levels.emplace();

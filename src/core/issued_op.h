@@ -34,6 +34,7 @@ struct IssuedOp {
   int peer = -1;
   transport::Tag tag;
   std::uint64_t rec = 0;  // flight-recorder id
+  bool start_recorded = false;  // the recorder marked it started at issue (a lone call)
   std::chrono::milliseconds timeout{0};  // the deadline's length, as set at issue
   int stream = 0;
   const char* stream_label = "default";  // the stream's label (outlives the op)

@@ -102,18 +102,21 @@ FlightEntry* FlightRecorder::slot(std::uint64_t id) {
   return e.id == id ? &e : nullptr;
 }
 
-std::uint64_t FlightRecorder::issue(const OpIdentity& op, std::int64_t now) {
+std::uint64_t FlightRecorder::issue(const OpIdentity& op, std::int64_t now,
+                                    const char* started_algo) {
+  const OpState state = started_algo != nullptr ? OpState::kStarted : OpState::kIssued;
   const std::int64_t wall = now + wall_minus_steady_;
-  std::lock_guard<std::mutex> g(mu_);
+  std::lock_guard<util::SpinLock> g(mu_);
   const std::uint64_t id = next_id_++;
   if (!ring_.empty()) {
     FlightEntry& e = ring_[(id - 1) % ring_.size()];
     e.id = id;
     e.op = op;
-    e.algo = "";
-    e.state = OpState::kIssued;
+    e.algo = started_algo != nullptr ? started_algo : "";
+    e.state = state;
     e.issue_ns = now;
-    e.start_ns = e.end_ns = 0;
+    e.start_ns = started_algo != nullptr ? now : 0;
+    e.end_ns = 0;
     e.issue_wall_ns = wall;
     e.error.clear();  // keeps its capacity: no allocation when reused
   }
@@ -121,12 +124,12 @@ std::uint64_t FlightRecorder::issue(const OpIdentity& op, std::int64_t now) {
   summary_.cur_seq = static_cast<std::int64_t>(op.seq);
   summary_.cur_name = op.name;
   summary_.cur_peer = op.peer;
-  summary_.cur_state = OpState::kIssued;
+  summary_.cur_state = state;
   return id;
 }
 
 void FlightRecorder::start(std::uint64_t id, const char* algo, std::int64_t now) {
-  std::lock_guard<std::mutex> g(mu_);
+  std::lock_guard<util::SpinLock> g(mu_);
   if (FlightEntry* e = slot(id)) {
     e->algo = algo;
     e->state = OpState::kStarted;
@@ -143,7 +146,7 @@ void FlightRecorder::failed(std::uint64_t id, const std::string& error) {
 
 void FlightRecorder::end(std::uint64_t id, OpState state, const std::string* error) {
   const std::int64_t now = tick_now_ns();
-  std::lock_guard<std::mutex> g(mu_);
+  std::lock_guard<util::SpinLock> g(mu_);
   FlightEntry* e = slot(id);
   if (e != nullptr) {
     e->state = state;
@@ -164,7 +167,7 @@ void FlightRecorder::end(std::uint64_t id, OpState state, const std::string* err
 }
 
 std::vector<FlightEntry> FlightRecorder::snapshot() const {
-  std::lock_guard<std::mutex> g(mu_);
+  std::lock_guard<util::SpinLock> g(mu_);
   std::vector<FlightEntry> out;
   if (ring_.empty()) return out;
   const std::uint64_t n = next_id_ - 1;
@@ -174,12 +177,12 @@ std::vector<FlightEntry> FlightRecorder::snapshot() const {
 }
 
 std::uint64_t FlightRecorder::recorded() const {
-  std::lock_guard<std::mutex> g(mu_);
+  std::lock_guard<util::SpinLock> g(mu_);
   return next_id_ - 1;
 }
 
 FlightSummary FlightRecorder::summary() const {
-  std::lock_guard<std::mutex> g(mu_);
+  std::lock_guard<util::SpinLock> g(mu_);
   return summary_;
 }
 

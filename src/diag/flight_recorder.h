@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "util/spin_lock.h"
+
 namespace chorus::diag {
 
 // The dump format's version; bump on any change to docs/DIAGNOSTICS.md's description.
@@ -66,7 +68,7 @@ std::int64_t wall_now_ns();
 // flight recorder's times and the deadlines of operations use it.
 std::int64_t tick_now_ns();
 
-// Thread-safe; one mutex per recorder, held for a few stores per call. Capacity 0
+// Thread-safe; one spin lock per recorder, held for a few stores per call. Capacity 0
 // disables the ring (the summary is still kept).
 class FlightRecorder {
  public:
@@ -74,8 +76,11 @@ class FlightRecorder {
 
   // Records a new operation; returns its record id for the calls below. Times are
   // tick_now_ns() readings (`now_ns`: one the caller has just taken); the wall-clock time
-  // is derived from it. Durations in the dumps are good to a tick (1-4 ms).
-  std::uint64_t issue(const OpIdentity& op, std::int64_t now_ns = tick_now_ns());
+  // is derived from it. Durations in the dumps are good to a tick (1-4 ms). With
+  // `started_algo`, the operation starts as it is issued, running that algorithm (the
+  // same as start(id, started_algo, now_ns) next, in one update).
+  std::uint64_t issue(const OpIdentity& op, std::int64_t now_ns = tick_now_ns(),
+                      const char* started_algo = nullptr);
   void start(std::uint64_t id, const char* algo, std::int64_t now_ns = tick_now_ns());
   void done(std::uint64_t id);
   void failed(std::uint64_t id, const std::string& error);
@@ -101,7 +106,7 @@ class FlightRecorder {
   const std::uint32_t comm_;
   const int rank_;
   const int size_;
-  mutable std::mutex mu_;
+  mutable util::SpinLock mu_;
   std::vector<FlightEntry> ring_;
   std::uint64_t next_id_ = 1;
   FlightSummary summary_;

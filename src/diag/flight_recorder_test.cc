@@ -39,6 +39,31 @@ TEST(FlightRecorderTest, RecordsStatesInOrder) {
   EXPECT_EQ(v[2].error, "peer_lost: rank 2 gone");
 }
 
+// A blocking call records its issue and its start in one update: the same entry and
+// summary as issue() then start() at the same time.
+TEST(FlightRecorderTest, IssueCanStartTheOperation) {
+  FlightRecorder fr(4, 0, 0, 2);
+  const auto id = fr.issue(coll(7), 1000, "shm");
+  auto v = fr.snapshot();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].state, OpState::kStarted);
+  EXPECT_STREQ(v[0].algo, "shm");
+  EXPECT_EQ(v[0].issue_ns, 1000);
+  EXPECT_EQ(v[0].start_ns, 1000);
+  EXPECT_EQ(v[0].end_ns, 0);
+  EXPECT_EQ(fr.summary().cur_state, OpState::kStarted);
+  EXPECT_EQ(fr.summary().cur_seq, 7);
+  fr.done(id);
+  EXPECT_EQ(fr.snapshot()[0].state, OpState::kDone);
+  EXPECT_EQ(fr.summary().done_seq, 7);
+  // Without an algorithm it is only issued, as before.
+  fr.issue(coll(8), 2000);
+  v = fr.snapshot();
+  EXPECT_EQ(v[1].state, OpState::kIssued);
+  EXPECT_STREQ(v[1].algo, "");
+  EXPECT_EQ(v[1].start_ns, 0);
+}
+
 TEST(FlightRecorderTest, WrapsAroundKeepingTheNewest) {
   FlightRecorder fr(4, 0, 0, 2);
   std::uint64_t ids[10];

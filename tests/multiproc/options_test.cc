@@ -106,6 +106,31 @@ TEST(Options, AlgoOverrides) {
   EXPECT_TRUE(all_ok(r));
 }
 
+// Per-size overrides hold call by call: sizes that alternate each run their own
+// algorithm (the communicator remembers its last choice per collective and size).
+TEST(Options, AlgoOverridesPerSizeHoldCallByCall) {
+  RunOptions o;
+  o.options.algo = "all_reduce:ring@0-1K,rd@1K-";
+  auto r = RankRunner::run(
+      2,
+      [](Communicator& comm) {
+        std::vector<float> small(64, 1.0f), large(1024, 1.0f);
+        for (int i = 0; i < 3; ++i) {
+          comm.all_reduce(small.data(), small.data(), small.size(), DataType::kFloat32,
+                          ReduceOp::kSum);
+          comm.all_reduce(large.data(), large.data(), large.size(), DataType::kFloat32,
+                          ReduceOp::kSum);
+        }
+        check(small[0] == 8.0f && large[1023] == 8.0f, "wrong all_reduce sums");
+        const std::string rec = comm.flight_record();
+        check(count(rec, "bytes=256 algo=ring state=done") == 3 &&
+                  count(rec, "bytes=4096 algo=rd state=done") == 3,
+              "expected 3 ring (256 B) and 3 rd (4 KiB) entries, got:\n" + rec);
+      },
+      kDeadline, o);
+  EXPECT_TRUE(all_ok(r));
+}
+
 // Bool (Options::stats): true collects statistics; false turns CHORUS_STATS=1 off.
 TEST(Options, StatsCollectOrNot) {
   RunOptions on;

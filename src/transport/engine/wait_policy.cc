@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "util/cpus.h"
+#include "util/spin_lock.h"
 
 namespace chorus::engine {
 
@@ -87,13 +88,7 @@ void WaitPolicy::record(bool blocked) {
 }
 
 void WaitPolicy::cpu_relax() {
-  for (int i = 0; i < 16; ++i) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield" ::: "memory");
-#endif
-  }
+  for (int i = 0; i < 16; ++i) util::cpu_pause();
 }
 
 namespace {
