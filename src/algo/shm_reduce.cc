@@ -6,7 +6,8 @@
 //     A message that fits the transport's mailboxes (SharedWindows::exchange, ~4 KB) goes
 //     through them instead: one cache-line hand-off per peer carries payload and arrival.
 //   reduce: the same, but only the root reduces.
-//   reduce_scatter: every rank copies chunk c of each of its n blocks into its window;
+//   reduce_scatter: every rank copies chunk c of each of its n blocks into its window (its
+//     own block only when it cannot read it from its send buffer: own_part());
 //     after the barrier rank r reduces sub-chunk r across all windows into its recv
 //     (through the mailboxes, like all_reduce, when its n blocks fit).
 // Without shared windows they run the default algorithm of their collective.
@@ -115,11 +116,14 @@ Status shm_reduce_scatter(transport::Transport& t, const CollArgs& a) {
     const std::size_t cnt = a.count - first < chunk ? a.count - first : chunk;
     const std::uint64_t b = w->barriers();
     char* mine = window_half(*w, r, b);
+    // This rank's own block is read from its send buffer where it may: no peer reads it
+    // from the window, so it is not copied there (at 2 ranks, half the copying).
+    const char* own = own_part(send + (r * a.count + first) * esz, recv + first * esz, r);
     for (int j = 0; j < n; ++j)
-      std::memcpy(mine + j * chunk * esz, send + (j * a.count + first) * esz, cnt * esz);
+      if (j != r || own == nullptr)
+        std::memcpy(mine + j * chunk * esz, send + (j * a.count + first) * esz, cnt * esz);
     CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
-    reduce_windows(*w, n, b, r * chunk * esz, cnt, recv + first * esz, a, r,
-                   own_part(send + (r * a.count + first) * esz, recv + first * esz, r));
+    reduce_windows(*w, n, b, r * chunk * esz, cnt, recv + first * esz, a, r, own);
   }
   return Status::ok();
 }
