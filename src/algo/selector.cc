@@ -44,11 +44,13 @@ bool weighed(const TableEntry& e, const Capabilities& caps, std::size_t bytes, i
   if (e.uses_host_windows || (name == "single_copy" && !caps.single_copy)) return false;
   if (e.uses_windows == caps.windows) return true;
   if (!caps.windows) return false;
-  const bool blocks = e.kind == CollKind::kAllGather || e.kind == CollKind::kAllToAll;
+  const bool blocks = e.kind == CollKind::kAllGather || e.kind == CollKind::kAllToAll ||
+                      e.kind == CollKind::kReduceScatter;
   if (double(bytes) * (blocks ? n : 1) < cost.window_half) return false;
   if (name == "tree") return e.kind == CollKind::kBroadcast || e.kind == CollKind::kReduce;
   const bool running = cost.cpus <= 0 || n <= cost.cpus;
-  return running && ((e.kind == CollKind::kAllGather && name == "ring") ||
+  return running && (((e.kind == CollKind::kAllGather || e.kind == CollKind::kReduceScatter) &&
+                      name == "ring") ||
                      (e.kind == CollKind::kAllToAll && name == "pairwise"));
 }
 

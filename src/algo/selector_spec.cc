@@ -31,12 +31,16 @@ namespace {
 //   cells at 2 and at 4 ranks, the rules 3-4 of 8; docs/PERFORMANCE.md, "Session 14"),
 //   and all_to_all on 2026-12-05 once the probe measured the staged exchange and the model
 //   weighed pairwise over the rings (8 of 8 cells at 2 ranks against the rules' 5-6, 7 of 7
-//   at 4 ranks as the rules; docs/PERFORMANCE.md, "Session 15");
+//   at 4 ranks as the rules; docs/PERFORMANCE.md, "Session 15"); reduce_scatter back on
+//   2026-12-06 once the model priced the window algorithm's exchange between running
+//   ranks and weighed the ring there (2 ranks, 256 KiB and 2 MiB: the ring, which the
+//   rules' `shm` trailed by 21-48%; 4 ranks: `shm`, as the rules; "Session 17");
 // - over messages alone (TCP, 11:05 UTC): all_reduce and reduce_scatter (all_reduce at
 //   4 ranks on 2 processors: 83-91% of cells against the rules' 33-50%).
 constexpr unsigned bit(CollKind k) { return 1u << static_cast<int>(k); }
 constexpr ModelKinds kAutoModelKinds{
-    bit(CollKind::kAllGather) | bit(CollKind::kBroadcast) | bit(CollKind::kAllToAll),
+    bit(CollKind::kAllGather) | bit(CollKind::kBroadcast) | bit(CollKind::kAllToAll) |
+        bit(CollKind::kReduceScatter),
     bit(CollKind::kAllReduce) | bit(CollKind::kReduceScatter)};
 
 Status bad_spec(const std::string& spec, const std::string& why) {

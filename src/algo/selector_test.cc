@@ -307,10 +307,10 @@ TEST(SelectorModel, ModelChoosesOnlyForItsKinds) {
 TEST(SelectorModel, AutoKinds) {
   const Selector s = make_cfg("auto");
   EXPECT_STREQ(s.choose(CollKind::kAllGather, 1024, 4, kOneHost).name, "single_copy");
-  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1024, 4, kOneHost).name, "shm");
-  EXPECT_STREQ(s.estimate(CollKind::kReduceScatter, 1024, 4, kOneHost).source, "rules");
-  // broadcast and all_to_all with windows are the model's too: with reads this cheap,
-  // single copy.
+  // broadcast, reduce_scatter and all_to_all with windows are the model's too: with reads
+  // this cheap, single copy.
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1024, 4, kOneHost).name, "single_copy");
+  EXPECT_STREQ(s.estimate(CollKind::kReduceScatter, 1024, 4, kOneHost).source, "model");
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1024, 4, kOneHost).name, "single_copy");
   EXPECT_STREQ(s.estimate(CollKind::kAllToAll, 1024, 4, kOneHost).source, "model");
   EXPECT_STREQ(s.choose(CollKind::kBroadcast, 4096, 4, kOneHost).name, "single_copy");
@@ -499,10 +499,15 @@ TEST(SelectorModel, ExchangesOverTheRingsWhileEveryRankRuns) {
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 1 << 20, 2, kOneHost).name, "pairwise");
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 128 << 10, 2, kOneHost).name, "pairwise");
   EXPECT_STREQ(s.choose(CollKind::kAllGather, 1 << 20, 2, kOneHost).name, "ring");
+  // reduce_scatter: the window algorithm stages the others' blocks, then reduces its own
+  // block's parts as they cross over; the ring streams them through instead.
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1 << 20, 2, kOneHost).name, "ring");
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 16 << 10, 2, kOneHost).name, "shm");
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 16 << 10, 2, kOneHost).name, "shm");
   for (std::size_t bytes : {std::size_t(128) << 10, std::size_t(1) << 20}) {
     EXPECT_STRNE(s.choose(CollKind::kAllToAll, bytes, 4, kOneHost).name, "pairwise") << bytes;
     EXPECT_STRNE(s.choose(CollKind::kAllGather, bytes, 4, kOneHost).name, "ring") << bytes;
+    EXPECT_STRNE(s.choose(CollKind::kReduceScatter, bytes, 4, kOneHost).name, "ring") << bytes;
   }
   // Peer reads three times as fast as the staged exchange: single copy instead.
   cfg.cost.peer_read_bw = 3 * cfg.cost.exchange_bw;
