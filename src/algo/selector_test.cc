@@ -502,6 +502,9 @@ TEST(SelectorModel, ExchangesOverTheRingsWhileEveryRankRuns) {
   // reduce_scatter: the window algorithm stages the others' blocks, then reduces its own
   // block's parts as they cross over; the ring streams them through instead.
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1 << 20, 2, kOneHost).name, "ring");
+  // ... while a block fits in the cache (the default 1 MiB): beyond, the rules' windows.
+  EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 8 << 20, 2, kOneHost).name, "shm");
+  EXPECT_STREQ(s.estimate(CollKind::kReduceScatter, 8 << 20, 2, kOneHost).source, "rules");
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 16 << 10, 2, kOneHost).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 16 << 10, 2, kOneHost).name, "shm");
   for (std::size_t bytes : {std::size_t(128) << 10, std::size_t(1) << 20}) {
