@@ -103,7 +103,7 @@ class CommImpl final : public Comm {
   CommImpl(int rank, int size, CommConfig cfg, algo::Selector selector);
   // Issue steps (caller's thread): refuse-check, seq, signature, flight-recorder entry;
   // collectives outside a group also get their algorithm and window ticket. `alone`: a
-  // lone_call(), recorded as started at once and given no ticket.
+  // lone_call() (IssuedOp::alone).
   Status issue_collective(op::CollKind kind, const op::CollArgs& args, const char* label,
                           int stream, IssuedOp* out, bool alone = false);
   Status issue_p2p(bool sending, void* buf, std::size_t bytes, int peer, int tag, int stream,
@@ -180,8 +180,8 @@ class CommImpl final : public Comm {
   // statistics, when configured; leaves observe_ null otherwise.
   Status start_observing();
   // Collective `seq` completed: tells the transport (kPeerLost messages of the peers
-  // name the highest seq this rank completed).
-  void note_progress(std::uint64_t seq);
+  // name the highest seq this rank completed). `alone`: a lone call's, the only one running.
+  void note_progress(std::uint64_t seq, bool alone = false);
   std::atomic<std::uint64_t> done_max_{0};  // highest completed collective seq + 1
 
   int rank_;

@@ -26,7 +26,7 @@ Status CommImpl::run(op::CollKind kind, op::CollArgs args, const char* label) {
   IssuedOp op;
   CHORUS_RETURN_IF_ERROR(issue_collective(kind, args, label, 0, &op, lone_call()));
   Status s = execute(op, op.issue_tick_ns);
-  retire();
+  if (!op.alone) retire();
   return s;
 }
 
@@ -88,9 +88,9 @@ Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
   op.issue_tick_ns = diag::tick_now_ns();
   // A lone call starts as it is issued: one recorder update for both.
   op.rec = recorder_->issue(id, op.issue_tick_ns, alone ? op.choice.name : nullptr);
-  op.start_recorded = alone;
+  op.alone = alone;
   if (observe_) op.issue_ns = diag::steady_now_ns();
-  inflight_.fetch_add(1, std::memory_order_acq_rel);
+  if (!alone) inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
 }
 
@@ -183,7 +183,7 @@ Status CommImpl::execute(IssuedOp& op, std::int64_t start_ns) {
   CHORUS_LOG(DEBUG, Coll, "%s seq %llu count %zu %s algo %s stream %s", op.name,
              static_cast<unsigned long long>(seq), op.args.count,
              chorus::to_string(op.args.dtype), op.choice.name, op.stream_label);
-  if (!op.start_recorded) recorder_->start(op.rec, op.choice.name, start_ns);
+  if (!op.alone) recorder_->start(op.rec, op.choice.name, start_ns);
   std::optional<op::LevelLog> levels;  // a hierarchical algorithm's, when watched
   if (observe_) {
     if (observe_->wants_levels()) op.args.levels = &levels.emplace();
@@ -205,7 +205,7 @@ Status CommImpl::execute(IssuedOp& op, std::int64_t start_ns) {
   op.ticket = -1;
   if (!s.is_ok()) return s;
   recorder_->done(op.rec);
-  note_progress(seq);
+  note_progress(seq, op.alone);
   return s;
 }
 
@@ -227,7 +227,12 @@ Status CommImpl::execute_p2p(IssuedOp& op) {
               op_context(op), op.rec);
 }
 
-void CommImpl::note_progress(std::uint64_t seq) {
+void CommImpl::note_progress(std::uint64_t seq, bool alone) {
+  if (alone) {  // the only operation running: nothing to race with
+    done_max_.store(seq + 1, std::memory_order_relaxed);
+    transport_->set_progress(seq);
+    return;
+  }
   // Streams complete out of order: peers are told the highest completed seq.
   std::uint64_t seen = done_max_.load(std::memory_order_relaxed);
   while (seen < seq + 1 &&

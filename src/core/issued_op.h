@@ -34,7 +34,9 @@ struct IssuedOp {
   int peer = -1;
   transport::Tag tag;
   std::uint64_t rec = 0;  // flight-recorder id
-  bool start_recorded = false;  // the recorder marked it started at issue (a lone call)
+  // A lone call (CommImpl::lone_call()): recorded started at issue, no window ticket, not
+  // counted in flight (no other thread runs an operation of its communicator meanwhile).
+  bool alone = false;
   std::chrono::milliseconds timeout{0};  // the deadline's length, as set at issue
   int stream = 0;
   const char* stream_label = "default";  // the stream's label (outlives the op)
