@@ -120,10 +120,9 @@ class CommImpl final : public Comm {
   // Asynchronous send/recv (stream worker, src/core/comm_async.cc): posts the transfer and
   // hands it to p2p_waiter_, which completes `p`'s WorkState.
   void post_p2p(std::unique_ptr<PendingOp> p);
-  // The algorithm (and window ticket when it uses the windows) of an issued collective.
-  // `alone`: a blocking call with no other operation that could use the windows (see
-  // lone_call()): it takes no ticket.
-  void choose(IssuedOp& op, bool alone = false);
+  // The algorithm (and window ticket when it uses the windows; none for a lone call) of
+  // an issued collective.
+  void choose(IssuedOp& op);
   // A blocking collective on a communicator with only its default stream, nothing in
   // flight (after sync_default_stream()) and no open group: it cannot meet another
   // operation in the windows, and its execute step follows its issue on this thread.

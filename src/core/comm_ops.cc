@@ -84,17 +84,17 @@ Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
   id.bytes = args.count * dtype_size(args.dtype);
   op.stream_label = streams_[stream]->label();
   id.stream = op.stream_label;
-  if (!in_group()) choose(op, alone);  // a group chooses at its end, after fusing
+  op.alone = alone;
+  if (!in_group()) choose(op);  // a group chooses at its end, after fusing
   op.issue_tick_ns = diag::tick_now_ns();
   // A lone call starts as it is issued: one recorder update for both.
   op.rec = recorder_->issue(id, op.issue_tick_ns, alone ? op.choice.name : nullptr);
-  op.alone = alone;
   if (observe_) op.issue_ns = diag::steady_now_ns();
   if (!alone) inflight_.fetch_add(1, std::memory_order_acq_rel);
   return Status::ok();
 }
 
-void CommImpl::choose(IssuedOp& op, bool alone) {
+void CommImpl::choose(IssuedOp& op) {
   const std::size_t bytes = op.args.count * dtype_size(op.args.dtype);
   ChoiceMemo& memo = memo_[static_cast<std::size_t>(op.kind)];
   if (memo.bytes != bytes) {
@@ -102,7 +102,8 @@ void CommImpl::choose(IssuedOp& op, bool alone) {
     memo.bytes = bytes;
   }
   op.choice = memo.choice;
-  op.ticket = op.choice.uses_windows && !alone ? static_cast<std::int64_t>(tickets_.take()) : -1;
+  op.ticket =
+      op.choice.uses_windows && !op.alone ? static_cast<std::int64_t>(tickets_.take()) : -1;
 }
 
 transport::Tag CommImpl::p2p_wire_tag(std::size_t bytes, int tag, std::uint64_t seq) const {

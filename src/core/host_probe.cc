@@ -24,9 +24,9 @@
 
 #include "core/host_probe_tcp.h"
 #include "kernels/reduce.h"
-#include "transport/shm/doorbell.h"
 #include "transport/shm/shm_transport.h"
 #include "util/cpus.h"
+#include "util/spin_lock.h"
 
 namespace chorus::core {
 
@@ -181,7 +181,7 @@ double staged_bw(const char* src, char* buf, char* dst, std::size_t half, int sl
     for (long step = 0; step < kPasses * chunks; ++step) {
       while (written.load(std::memory_order_acquire) <= step) {
         if (stop.load(std::memory_order_relaxed)) return;
-        shm::cpu_relax();
+        util::cpu_pause();
       }
       std::memcpy(dst + (step % chunks) * half, buf + (step % slots) * half, half);
       done.store(step + 1, std::memory_order_release);
@@ -192,7 +192,7 @@ double staged_bw(const char* src, char* buf, char* dst, std::size_t half, int sl
   auto await_done = [&](long target) {
     while (done.load(std::memory_order_acquire) < target) {
       if (us_since(t0) > kBudgetUs) return false;
-      shm::cpu_relax();
+      util::cpu_pause();
     }
     return true;
   };
@@ -245,7 +245,7 @@ double exchange_bw(const char* src, char* window, char* dst, std::size_t half,
           stop.store(true);
           return false;
         }
-        shm::cpu_relax();
+        util::cpu_pause();
       }
       std::memcpy(dst + me * total + c * half, window + (2 * (1 - me) + step % 2) * half, half);
     }

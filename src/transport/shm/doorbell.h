@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "transport/shm/segment.h"
-#include "util/spin_lock.h"
 
 namespace chorus::shm {
 
@@ -22,7 +21,5 @@ void ring_doorbell(RankSlot& slot, int bell = -1);
 // Sleeps while `slot.doorbell` still equals `seen`, at most `timeout_us`. The caller has
 // set slot.sleeping and re-checked its work after reading `seen`.
 void sleep_on_doorbell(RankSlot& slot, std::uint32_t seen, long timeout_us);
-// One pause instruction (spin-wait hint).
-inline void cpu_relax() { util::cpu_pause(); }
 
 }  // namespace chorus::shm

@@ -16,6 +16,7 @@
 
 #include "transport/shm/doorbell.h"
 #include "transport/shm/engine.h"
+#include "util/spin_lock.h"
 #include "util/strings.h"
 
 namespace chorus::shm {
@@ -167,7 +168,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
   // Peers that arrive within a round of pauses are met before any clock reading.
   auto spin = [&] {
     for (int i = 0; i < kPausesPerRound; ++i) {
-      cpu_relax();
+      util::cpu_pause();
       if (all_arrived()) return true;
     }
     return false;
