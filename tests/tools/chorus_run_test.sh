@@ -85,6 +85,25 @@ usage)
   "$RUN" -n 2 --bogus true >"$TMP/out" 2>"$TMP/err"; expect_rc $? 2
   "$RUN" --help >"$TMP/out" 2>"$TMP/err"; expect_rc $? 0
   ;;
+bind)
+  # --bind cpu: local rank i on the i-th processor of chorus-run's mask, wrapping around;
+  # none: the whole mask; core under a one-processor mask: that processor for every rank.
+  read -r A B < <(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1])')
+  allowed='echo "r=$CHORUS_RANK $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
+  taskset -c "$A,$B" "$RUN" -n 3 --bind cpu sh -c "$allowed" >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 0
+  if [ "$A" = "$B" ]; then want=("$A" "$A" "$A"); else want=("$A" "$B" "$A"); fi
+  for r in 0 1 2; do expect_grep "^\[$r\] r=$r ${want[$r]}\$" "$TMP/out"; done
+  taskset -c "$A,$B" "$RUN" -n 2 --bind none sh -c "$allowed" >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 0
+  mask=$(taskset -c "$A,$B" sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+  for r in 0 1; do expect_grep "^\[$r\] r=$r $mask\$" "$TMP/out"; done
+  taskset -c "$B" "$RUN" -n 2 --bind core sh -c "$allowed" >"$TMP/out" 2>"$TMP/err"
+  expect_rc $? 0
+  for r in 0 1; do expect_grep "^\[$r\] r=$r $B\$" "$TMP/out"; done
+  "$RUN" -n 2 --bind socket true >"$TMP/out" 2>"$TMP/err"; expect_rc $? 2
+  expect_grep "socket not in" "$TMP/err"
+  ;;
 exec_failure)
   "$RUN" -n 2 /nonexistent/program >"$TMP/out" 2>"$TMP/err"
   expect_rc $? 127

@@ -1,7 +1,8 @@
 // chorus-run: launches N ranks of a program on this host around an in-process TCP store,
 // or (torchrun style) this node's ranks of a job over several nodes.
 //
-//   chorus-run -n N [--tag-output | --no-tag-output] [--timeout S] [--host H] prog args...
+//   chorus-run -n N [--tag-output | --no-tag-output] [--timeout S] [--host H]
+//              [--bind none|core|cpu] prog args...
 //   chorus-run --nnodes M --node-rank K --master HOST:PORT -n N [...] prog args...
 //
 // Each rank gets CHORUS_RANK, CHORUS_WORLD_SIZE, CHORUS_LOCAL_RANK, CHORUS_STORE_ADDR
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "chorus/status.h"
+#include "binding.h"
 #include "chorus/store.h"
 #include "child_env.h"
 #include "node_agent.h"
@@ -30,6 +32,8 @@ struct RunOptions {
   bool tag_output = true;
   double timeout_s = 0;
   std::string host = "127.0.0.1";
+  std::string bind = "none";
+  std::vector<cpu_set_t> bind_units;  // --bind: local rank i runs on unit i % size
   std::vector<std::string> command;
   // Multi-node (nnodes > 0).
   int nnodes = 0;
@@ -69,6 +73,12 @@ int parse_args(int argc, char** argv, RunOptions* o) {
   app.add_option("--host", o->host,
                  "Address ranks use to reach the store (CHORUS_STORE_ADDR host)")
       ->capture_default_str();
+  app.add_option("--bind", o->bind,
+                 "Where each rank runs: none (every rank may use chorus-run's affinity "
+                 "mask), core (local rank i on the i-th core of that mask, wrapping around), "
+                 "cpu (on its i-th processor)")
+      ->check(CLI::IsMember({"none", "core", "cpu"}))
+      ->capture_default_str();
   app.add_option("--nnodes", o->nnodes,
                  "Number of nodes (machines) in the job; run chorus-run once on each, with "
                  "the same --nnodes and --master")
@@ -90,7 +100,8 @@ int parse_args(int argc, char** argv, RunOptions* o) {
       "Ranks read stdin from /dev/null. Exit status: 0 when every rank exits 0; else the\n"
       "first failing rank's status (128 + signal if killed), 124 on --timeout, 2 on\n"
       "usage errors. Multi-node: -n is this node's rank count (it may differ per node);\n"
-      "a failure on one node stops every node, whose chorus-run exits 1 naming it.");
+      "a failure on one node stops every node, whose chorus-run exits 1 naming it;\n"
+      "--bind applies on each node to its own ranks, within its chorus-run's mask.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -99,6 +110,17 @@ int parse_args(int argc, char** argv, RunOptions* o) {
   if (std::string problem = node_options_problem(app, *o); !problem.empty()) {
     std::cerr << problem << "\nRun with --help for more information.\n";
     return kUsageError;
+  }
+  chorus_run::Bind bind = chorus_run::Bind::kNone;
+  chorus_run::parse_bind(o->bind, &bind);
+  if (bind != chorus_run::Bind::kNone) {
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+      o->bind_units = chorus_run::bind_units(bind, mask);
+    if (o->bind_units.empty()) {
+      std::cerr << "chorus-run: --bind " << o->bind << ": cannot read this process's affinity mask\n";
+      return 1;
+    }
   }
   o->command = app.remaining();
   if (!o->command.empty() && o->command[0] == "--") o->command.erase(o->command.begin());
@@ -122,6 +144,10 @@ void launch_ranks(const RunOptions& o, const chorus_run::JobEnv& job, int first_
     spec.env = chorus_run::child_environment(environ, job, rank, local);
     spec.capture_output = o.tag_output;
     spec.child_mask = mask;
+    if (!o.bind_units.empty()) {
+      spec.bind = true;
+      spec.cpus = chorus_run::unit_of_rank(o.bind_units, local);
+    }
     chorus_run::SpawnedRank child;
     std::string error;
     if (!chorus_run::spawn_rank(spec, &child, &error)) {

@@ -1,4 +1,4 @@
-// fork + exec of one rank; exec failures come back through a close-on-exec pipe.
+// fork + exec of one rank; binding and exec failures come back through a close-on-exec pipe.
 #include "spawn.h"
 
 #include <errno.h>
@@ -12,6 +12,12 @@
 
 namespace chorus_run {
 namespace {
+
+// What failed in the child before its exec took over, and why.
+struct ExecReport {
+  enum Stage : int { kBind, kExec } stage;
+  int error;
+};
 
 struct Pipe {
   int r = -1;
@@ -45,21 +51,25 @@ void close_fd(int& fd) {
     dup2(err.w, STDERR_FILENO);
   }
   close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-  execvpe(argv[0], argv, envp);
-  int e = errno;
-  ssize_t ignored = write(report_fd, &e, sizeof(e));
+  ExecReport report{ExecReport::kBind, 0};
+  if (!spec.bind || sched_setaffinity(0, sizeof(spec.cpus), &spec.cpus) == 0) {
+    execvpe(argv[0], argv, envp);
+    report.stage = ExecReport::kExec;
+  }
+  report.error = errno;
+  ssize_t ignored = write(report_fd, &report, sizeof(report));
   (void)ignored;
   _exit(127);
 }
 
-// Reads the exec report: 0 when the exec succeeded, else the child's errno.
-int read_exec_report(int fd) {
-  int e = 0;
+// Reads the child's report: error 0 when the exec succeeded (the pipe closed empty).
+ExecReport read_exec_report(int fd) {
+  ExecReport r{ExecReport::kExec, 0};
   ssize_t n;
   do {
-    n = read(fd, &e, sizeof(e));
+    n = read(fd, &r, sizeof(r));
   } while (n < 0 && errno == EINTR);
-  return n == static_cast<ssize_t>(sizeof(e)) ? e : 0;
+  return n == static_cast<ssize_t>(sizeof(r)) ? r : ExecReport{ExecReport::kExec, 0};
 }
 
 }  // namespace
@@ -87,10 +97,12 @@ bool spawn_rank(const SpawnSpec& spec, SpawnedRank* out, std::string* error) {
     return false;
   }
   setpgid(pid, pid);  // also done by the child; whichever runs first wins the race
-  int exec_errno = read_exec_report(report.r);
+  const ExecReport failed = read_exec_report(report.r);
   close_fd(report.r);
-  if (exec_errno != 0) {
-    *error = "cannot execute '" + spec.argv[0] + "': " + strerror(exec_errno);
+  if (failed.error != 0) {
+    *error = failed.stage == ExecReport::kBind
+                 ? "cannot bind to processors: " + std::string(strerror(failed.error))
+                 : "cannot execute '" + spec.argv[0] + "': " + strerror(failed.error);
     waitpid(pid, nullptr, 0);
     close_fd(o.r), close_fd(e.r);
     return false;

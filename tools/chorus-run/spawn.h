@@ -1,5 +1,6 @@
 // Forks and execs one rank in its own process group, tied to chorus-run's lifetime.
 #pragma once
+#include <sched.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -13,6 +14,8 @@ struct SpawnSpec {
   std::vector<std::string> env;   // "NAME=value" entries
   bool capture_output = true;     // stdout/stderr to pipes (else inherited)
   sigset_t child_mask;            // signal mask the child restores before exec
+  bool bind = false;              // run on `cpus` only (sched_setaffinity before exec)
+  cpu_set_t cpus;
 };
 
 struct SpawnedRank {
@@ -22,7 +25,7 @@ struct SpawnedRank {
 };
 
 // Starts the rank: its own process group, PR_SET_PDEATHSIG(SIGKILL), stdin from
-// /dev/null. Returns false with `*error` set when fork or exec fails (the child, if
+// /dev/null, bound to `spec.cpus` when `spec.bind`. Returns false with `*error` set when fork, the binding or exec fails (the child, if
 // any, is reaped). Only async-signal-safe calls run between fork and exec.
 bool spawn_rank(const SpawnSpec& spec, SpawnedRank* out, std::string* error);
 
