@@ -2,8 +2,10 @@
 """Side-by-side comparison of Chorus with Open MPI (shared memory and TCP) and Gloo.
 
 Builds chorus-bench (if needed) and the peer benchmarks mpi_bench and gloo_bench, runs the
-systems interleaved (chorus, [chorus-tcp], mpi-shm, mpi-tcp, gloo; then again, --repeats
-times) on the same ops, sizes and rank counts, and prints one Markdown table of median
+systems interleaved (chorus, [chorus-tcp], mpi-shm, mpi-tcp, gloo, each cell of each repeat
+in its own order, shuffled with a fixed seed, so no system always runs right after the same
+other; then again, --repeats times) on the same ops, sizes and rank counts, and prints one
+Markdown table of median
 time / busbw per system with Chorus's busbw over the best peer's. Every result is checked;
 a failed check or launch marks its rows and makes the exit status 1.
 
@@ -12,6 +14,7 @@ a failed check or launch marks its rows and makes the exit status 1.
 import argparse
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -111,6 +114,16 @@ def cells(a):
             yield Cell(n, op, sizes, a.iters, a.warmup)
 
 
+def launch_order(systems, rep, index):
+    """The systems of cell `index` of repeat `rep` in a shuffled order, the same in every
+    run. A fixed order would always launch one system right after another (chorus after
+    gloo of the cell before): on a small VM a run after another one's exit can find the
+    machine in a slower state (docs/PERFORMANCE.md, "Session 18")."""
+    order = list(systems)
+    random.Random(1000003 * rep + index).shuffle(order)
+    return order
+
+
 def main(argv):
     a = parse_args(argv)
     os.chdir(ROOT)
@@ -126,8 +139,8 @@ def main(argv):
     start = time.time()
     with open(log_path, "w") as log:
         for rep in range(a.repeats):
-            for cell in cells(a):
-                for s in systems:
+            for index, cell in enumerate(cells(a)):
+                for s in launch_order(systems, rep, index):
                     t0 = time.time()
                     res = s.run(cell, log)
                     results.add(s.name, cell, res)
