@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "chorus/status.h"
 #include "binding.h"
+#include "chorus/status.h"
 #include "chorus/store.h"
 #include "child_env.h"
 #include "node_agent.h"
@@ -118,7 +118,8 @@ int parse_args(int argc, char** argv, RunOptions* o) {
     if (sched_getaffinity(0, sizeof mask, &mask) == 0)
       o->bind_units = chorus_run::bind_units(bind, mask);
     if (o->bind_units.empty()) {
-      std::cerr << "chorus-run: --bind " << o->bind << ": cannot read this process's affinity mask\n";
+      std::cerr << "chorus-run: --bind " << o->bind
+                << ": cannot read this process's affinity mask\n";
       return 1;
     }
   }
