@@ -25,8 +25,9 @@ struct SpawnedRank {
 };
 
 // Starts the rank: its own process group, PR_SET_PDEATHSIG(SIGKILL), stdin from
-// /dev/null, bound to `spec.cpus` when `spec.bind`. Returns false with `*error` set when fork, the binding or exec fails (the child, if
-// any, is reaped). Only async-signal-safe calls run between fork and exec.
+// /dev/null, bound to `spec.cpus` when `spec.bind`. Returns false with `*error` set when
+// fork, the binding or exec fails (the child, if any, is reaped). Only async-signal-safe
+// calls run between fork and exec.
 bool spawn_rank(const SpawnSpec& spec, SpawnedRank* out, std::string* error);
 
 }  // namespace chorus_run
