@@ -43,6 +43,7 @@ Engine::Engine(const ShmOptions& opts, Segment seg, Bells bells)
       peers_(static_cast<std::size_t>(opts.size)),
       bells_(std::move(bells)),
       win_wait_(engine::WaitPolicy::for_shm(opts.size)) {
+  seg_.populate(rank_);  // no page faults in the first messages through the rings
   const std::string host = host_name();
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[r];

@@ -125,6 +125,27 @@ Status Segment::unlink(const std::string& name) {
   return Status::ok();
 }
 
+void Segment::populate(int rank) const {
+  const int n = nranks();
+  const std::uint64_t span = ring_span(ring_bytes());
+  if (2 * static_cast<std::uint64_t>(n > 0 ? n - 1 : 0) * span > kPopulateBytes) return;
+  auto fault_in = [](void* from, std::uint64_t bytes) {
+    // The range rounded out to whole pages; an error (e.g. EINVAL from an older kernel)
+    // leaves the pages to be faulted in on first use.
+    const auto first = reinterpret_cast<std::uintptr_t>(from) & ~std::uintptr_t{4095};
+    const auto end = reinterpret_cast<std::uintptr_t>(from) + bytes;
+    (void)::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);
+  };
+  fault_in(base_, rings_offset(n));
+  for (int peer = 0; peer < n; ++peer) {
+    if (peer == rank) continue;
+    fault_in(ring_base(rank, peer), span);
+    fault_in(ring_base(peer, rank), span);
+  }
+  if (window_bytes() > 0)
+    fault_in(window(0), static_cast<std::uint64_t>(n) * page_up(window_bytes()));
+}
+
 RankSlot& Segment::slot(int rank) const {
   return reinterpret_cast<RankSlot*>(static_cast<std::uint8_t*>(base_) + slots_offset())[rank];
 }
