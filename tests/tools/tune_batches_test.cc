@@ -1,5 +1,5 @@
 // chorus-tune's per-call time (tools/chorus-tune/batches.h): batches of back-to-back calls
-// count the calls that wait for what earlier ones left undone.
+// (a round's) count the calls that wait for what earlier ones left undone, and stalls.
 #include "batches.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +26,27 @@ TEST(TuneBatches, TheMedianDropsADescheduledBatch) {
   const std::vector<double> means = batch_means(calls, 5);
   ASSERT_EQ(means.size(), 3u);
   EXPECT_DOUBLE_EQ(median(means), 2.0);
+}
+
+// The tree at 4 ranks on 2 processors: most calls short, one in a round stalls for a
+// rank that slept. A loop pays 24.75 us a call; the median batch of 5 said 5.
+TEST(TuneBatches, ARoundCountsItsStalls) {
+  std::vector<std::vector<double>> rounds;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<double> calls(20, 5.0);
+    calls[7 + r] = 400.0;
+    rounds.push_back(calls);
+  }
+  EXPECT_DOUBLE_EQ(time_per_call(rounds), 24.75);
+  EXPECT_DOUBLE_EQ(median(batch_means(rounds[0], 5)), 5.0);
+}
+
+TEST(TuneBatches, TheMedianRoundDropsADescheduledOne) {
+  std::vector<std::vector<double>> rounds(3, std::vector<double>(10, 2.0));
+  rounds[1][4] = 9000.0;
+  EXPECT_DOUBLE_EQ(time_per_call(rounds), 2.0);
+  EXPECT_DOUBLE_EQ(time_per_call({}), 0.0);
+  EXPECT_DOUBLE_EQ(time_per_call({{}, {3.0}}), 3.0);
 }
 
 TEST(TuneBatches, AShortLastBatchAndNoCalls) {

@@ -1,5 +1,5 @@
 // The per-call time of back-to-back calls (sweep.cc): consecutive calls grouped in
-// batches, each batch's mean per call, the median over batches.
+// batches (a round's calls), each batch's mean per call, the median over batches.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -29,6 +29,17 @@ inline double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
   return v[v.size() / 2];
+}
+
+// A rank's time per call of one algorithm: each round's mean per call (`rounds[k]`: the
+// durations of round k's calls, run back to back: its waits and stalls count, as a loop
+// pays them), then the median over rounds (a round in which the rank was descheduled
+// drops out). 0 for no rounds.
+inline double time_per_call(const std::vector<std::vector<double>>& rounds) {
+  std::vector<double> means;
+  for (const std::vector<double>& calls : rounds)
+    if (!calls.empty()) means.push_back(batch_means(calls, calls.size()).front());
+  return median(means);
 }
 
 }  // namespace chorus_tune

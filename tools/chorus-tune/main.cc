@@ -21,7 +21,7 @@ int tune(const chorus_tune::TuneConfig& cfg) {
   const bool print = comm.rank() == 0;
   if (print) {
     std::printf("# chorus-tune: %d ranks, transport %s, %d rounds of %d calls (fewer above 1 "
-                "MiB), slowest rank's median batch of back-to-back calls, tolerance %.0f%%\n",
+                "MiB), slowest rank's median round of back-to-back calls, tolerance %.0f%%\n",
                 comm.size(), comm.transport_name().c_str(), cfg.rounds, cfg.iters, cfg.tolerance);
     std::fflush(stdout);
   }

@@ -1,7 +1,7 @@
 // The sweep (sweep.h). One communicator per (collective, algorithm), created on first
 // use with that algorithm forced. Calls run back to back, as in a training loop or
 // chorus-bench; each is timed, and a rank's time of an algorithm is the median over the
-// batches of kBatch consecutive calls of a round of their mean (batches.h). A cell's
+// rounds of the round's mean per call (batches.h). A cell's
 // time of an algorithm is the slowest rank's (the maximum over ranks taken with an
 // all_reduce on the default communicator).
 //
@@ -12,13 +12,19 @@
 // 4 ranks, 32 KiB, was 5-7 us where back to back it took 27-37 us per call, and windows
 // that took 16.5 us looked 2-3x slower than the tree (docs/PERFORMANCE.md, "Session 15").
 // A batch's mean includes the waits; the median over batches still drops a batch in which
-// a rank was descheduled.
+// a rank was descheduled. Why a whole round, not batches of 5 calls (sessions 15-17): the
+// tree at 4 ranks on 2 processors stalls now and then for hundreds of microseconds (a rank
+// that slept, scheduled late); the median batch left the stalls out (reduce of 32 KiB:
+// 5.6-7.7 us) where a loop pays them (chorus-bench's mean of 200 calls: 45-60 us; the
+// windows' 10-11 either way; docs/PERFORMANCE.md, "Session 18"). The median over rounds
+// still drops a round in which a rank was descheduled.
 #include "sweep.h"
 
 #include <algorithm>
 #include <chrono>
 #include <limits>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "batches.h"
@@ -41,8 +47,6 @@ double max_over_ranks(chorus::Communicator& comm, double v) {
   comm.all_reduce(&v, &out, 1, chorus::DataType::kFloat64, chorus::ReduceOp::kMax);
   return out;
 }
-
-constexpr int kBatch = 5;
 
 // Fewer timed calls for large messages: about iters MiB per algorithm and round at most.
 int iters_for(const TuneConfig& cfg, std::size_t bytes) {
@@ -87,7 +91,8 @@ std::vector<Cell> sweep(chorus::Communicator& comm, const TuneConfig& cfg) {
           }
         }
         const int iters = iters_for(cfg, cell.bytes);
-        std::vector<std::vector<double>> samples(cell.times.size());
+        // samples[j][round]: algorithm j's calls of that round, in order.
+        std::vector<std::vector<std::vector<double>>> samples(cell.times.size());
         for (int round = 0; round < cfg.rounds; ++round) {
           for (std::size_t j = 0; j < cell.times.size(); ++j) {
             chorus::Communicator& k = forced.at(cell.op + ":" + cell.times[j].algo);
@@ -104,13 +109,13 @@ std::vector<Cell> sweep(chorus::Communicator& comm, const TuneConfig& cfg) {
                   std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                       .count());
             }
-            for (double mean : batch_means(calls, kBatch)) samples[j].push_back(mean);
+            samples[j].push_back(std::move(calls));
           }
         }
-        // The median batch of this rank (robust to a rank descheduled now and then on a
+        // The median round of this rank (robust to a rank descheduled now and then on a
         // busy host), then the slowest rank.
         for (std::size_t j = 0; j < cell.times.size(); ++j)
-          cell.times[j].us = max_over_ranks(comm, median(samples[j]));
+          cell.times[j].us = max_over_ranks(comm, time_per_call(samples[j]));
         cell.best_us = std::numeric_limits<double>::infinity();
         for (const AlgoTime& t : cell.times)
           if (t.us < cell.best_us) {

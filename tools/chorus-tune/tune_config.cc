@@ -28,7 +28,7 @@ int parse_args(int argc, char** argv, TuneConfig* cfg) {
       ->check(CLI::Range(0, 1 << 30))->capture_default_str();
   app.add_option("--rounds", cfg->rounds,
                  "Rounds; each times every algorithm in turn (interleaved); a time is the "
-                 "slowest rank's median batch (up to 5 back-to-back calls) per call")
+                 "slowest rank's median over rounds of the round's mean per call (back to back)")
       ->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_option("--tolerance", cfg->tolerance, "Loss (%) that still counts as within the best")
       ->check(CLI::Range(0.0, 1000.0))->capture_default_str();
