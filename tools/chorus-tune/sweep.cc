@@ -1,23 +1,21 @@
 // The sweep (sweep.h). One communicator per (collective, algorithm), created on first
 // use with that algorithm forced. Calls run back to back, as in a training loop or
 // chorus-bench; each is timed, and a rank's time of an algorithm is the median over the
-// rounds of the round's mean per call (batches.h). A cell's
-// time of an algorithm is the slowest rank's (the maximum over ranks taken with an
-// all_reduce on the default communicator).
+// rounds of the round's mean per call (per_call.h). A cell's time of an algorithm is the
+// slowest rank's (the maximum over ranks taken with an all_reduce on the default
+// communicator).
 //
-// Why batches, not single calls: a call's own duration is not what a loop of them costs
-// when an algorithm lets a rank run ahead. The tree's root returns once its messages are
-// queued, so most of its calls are short and a few wait for ring space, while the
-// receivers find the data already there: the median single call of the tree broadcast at
-// 4 ranks, 32 KiB, was 5-7 us where back to back it took 27-37 us per call, and windows
-// that took 16.5 us looked 2-3x slower than the tree (docs/PERFORMANCE.md, "Session 15").
-// A batch's mean includes the waits; the median over batches still drops a batch in which
-// a rank was descheduled. Why a whole round, not batches of 5 calls (sessions 15-17): the
-// tree at 4 ranks on 2 processors stalls now and then for hundreds of microseconds (a rank
+// Why means of back-to-back calls, not single calls: a call's own duration is not what a
+// loop of them costs when an algorithm lets a rank run ahead. The tree's root returns
+// once its messages are queued, so most of its calls are short and a few wait for ring
+// space: the median single call of the tree broadcast at 4 ranks, 32 KiB, was 5-7 us
+// where back to back it took 27-37 us per call ("Session 15" of docs/PERFORMANCE.md).
+// Why a whole round, not the median batch of 5 calls (sessions 15-17): the tree at 4
+// ranks on 2 processors also stalls now and then for hundreds of microseconds (a rank
 // that slept, scheduled late); the median batch left the stalls out (reduce of 32 KiB:
 // 5.6-7.7 us) where a loop pays them (chorus-bench's mean of 200 calls: 45-60 us; the
-// windows' 10-11 either way; docs/PERFORMANCE.md, "Session 18"). The median over rounds
-// still drops a round in which a rank was descheduled.
+// windows' 10-11 either way; "Session 18"). The median over rounds still drops a round
+// in which a rank was descheduled.
 #include "sweep.h"
 
 #include <algorithm>
@@ -27,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "batches.h"
+#include "per_call.h"
 #include "collective.h"
 
 namespace chorus_tune {
