@@ -2,7 +2,7 @@
 # Builds the comparison harness's peer benchmarks against Debian's Open MPI and Gloo:
 #   bench/compare/build.sh [OUT_DIR [mpi|gloo|stream ...]]   (default: build/compare, all)
 # -> OUT_DIR/mpi_bench (mpicxx), OUT_DIR/gloo_bench (g++ -lgloo) and OUT_DIR/tcp_stream
-# (g++ alone: one loopback TCP stream, the ceiling of the TCP rows).
+# (g++ alone: loopback TCP streams, one or a ring, the ceilings of the TCP rows).
 # Kept out of the CMake build so that CI and `make test` never need MPI or Gloo.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -31,5 +31,5 @@ if want gloo && stale "$out/gloo_bench" "$here/gloo_bench.cc" "${common[@]}"; th
 fi
 if want stream && stale "$out/tcp_stream" "$here/tcp_stream.cc"; then
   echo "compare/build: tcp_stream"
-  g++ "${flags[@]}" -o "$out/tcp_stream" "$here/tcp_stream.cc"
+  g++ "${flags[@]}" -o "$out/tcp_stream" "$here/tcp_stream.cc" -pthread
 fi

@@ -49,9 +49,10 @@ def parse_args(argv):
     p.add_argument("-r", "--repeats", type=int, help="interleaved repeats, median taken (3)")
     p.add_argument("--chorus-tcp", action="store_true",
                    help="add a chorus-tcp column (CHORUS_TRANSPORT=tcp) and the loopback "
-                   "stream baseline")
+                   "baselines (one stream, a ring of the cell's ranks)")
     p.add_argument("--stream-bytes", default="1G",
-                   help="bytes of each loopback stream measurement (default 1G)")
+                   help="bytes of each loopback baseline measurement (default 1G; a "
+                   "ring's processes share them)")
     p.add_argument("--quick", action="store_true",
                    help="2 ranks, all_reduce and broadcast, few sizes, 1 repeat")
     p.add_argument("--no-install", action="store_true", help="do not run install-deps.sh")
@@ -149,8 +150,8 @@ def main(argv):
                         rep + 1, a.repeats, cell.nranks, cell.op, s.name, time.time() - t0,
                         note), file=sys.stderr)
                 for st in streams if cell.op == "all_reduce" else []:
-                    gbps = st.run(log)
-                    results.add_stream(st.name, gbps)
+                    gbps = st.run(log, cell.nranks)
+                    results.add_stream(st.name, gbps, cell.nranks if st.ring else None)
                     print("compare: [%d/%d] loopback %s: %s" % (
                         rep + 1, a.repeats, st.name, "%.2f GB/s" % gbps if gbps else "FAILED"),
                         file=sys.stderr)

@@ -13,21 +13,27 @@ class Results:
         self.systems = systems  # column names, launch order
         self.times = {}
         self.failed = {}  # (op, nranks, size or None) -> set of systems
-        self.stream_names = []  # loopback stream variants, column order
-        self.stream = {}  # variant -> GB/s per successful launch
+        self.stream_names = []  # loopback baselines, column order
+        self.stream = {}  # variant, or (variant, nranks) for a ring -> GB/s per launch
         self.stream_failed = False
 
-    def add_stream(self, name, gbps):
+    def add_stream(self, name, gbps, nranks=None):
+        """nranks: set for a baseline measured per rank count (the ring)."""
         if gbps:
-            self.stream.setdefault(name, []).append(gbps)
+            self.stream.setdefault(name if nranks is None else (name, nranks), []).append(gbps)
         else:
             self.stream_failed = True
 
-    def stream_runs(self, name):
-        return list(self.stream.get(name, []))
+    def stream_keys(self, name):
+        return sorted((k for k in self.stream if k == name or (isinstance(k, tuple)
+                                                              and k[0] == name)),
+                      key=lambda k: k[1] if isinstance(k, tuple) else 0)
 
-    def stream_median(self, name):
-        runs = self.stream.get(name)
+    def stream_runs(self, key):
+        return list(self.stream.get(key, []))
+
+    def stream_median(self, key):
+        runs = self.stream.get(key)
         return statistics.median(runs) if runs else None
 
     def add(self, system, cell, result):
@@ -89,7 +95,7 @@ class Results:
         tcp, gloo = self.busbw(key, "chorus-tcp"), self.busbw(key, "gloo")
         out = ["%.2f" % (tcp / gloo) if tcp and gloo else "n/a"]
         for name in self.stream_names:
-            stream = self.stream_median(name)
+            stream = self.stream_median(name) or self.stream_median((name, key[1]))
             out.append("%.0f%%" % (100 * tcp / stream) if tcp and stream else "n/a")
         return out
 

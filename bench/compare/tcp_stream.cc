@@ -1,13 +1,19 @@
-// One loopback TCP stream, the comparison harness's ceiling for the TCP rows: a sender
-// process writes a large buffer over 127.0.0.1 to a receiver process (forked, so that the
-// two sides run like two ranks), and the receiver reports the stream's GB/s.
+// Loopback TCP streams, the comparison harness's ceilings for the TCP rows. By default one
+// stream: a sender process writes a large buffer over 127.0.0.1 to a receiver process
+// (forked, so that the two sides run like two ranks), and the receiver reports the stream's
+// GB/s. With --ring N, N processes in a ring each send --bytes to the next and receive
+// --bytes from the previous, all at once: what a ring collective over TCP moves with no
+// arithmetic and no protocol of its own; the GB/s is per process (--bytes over the slowest
+// one's time), which is what a collective's busbw counts.
 //
-//   tcp_stream [--bytes 1G] [--buffer 64M] [--sockbuf 4M] [--repeats 3] [--json PATH]
+//   tcp_stream [--bytes 1G] [--buffer 64M] [--sockbuf 4M] [--repeats 3] [--ring N]
+//              [--json PATH]
 //
-// --bytes: bytes streamed per repeat; --buffer: bytes per send()/recv() call (the user
-// buffer, reused); --sockbuf: SO_SNDBUF/SO_RCVBUF (0 = kernel autotuning). Prints one line
-// per repeat and the median; --json writes {"gbps": [...], "median_gbps": x}. The receiver
-// counts every byte and, after the clock stops, compares its buffer with the pattern sent.
+// --bytes: bytes streamed per repeat (per process in a ring); --buffer: bytes per
+// send()/recv() call (the user buffer, reused); --sockbuf: SO_SNDBUF/SO_RCVBUF (0 = kernel
+// autotuning). Prints one line per repeat and the median; --json writes {"gbps": [...],
+// "median_gbps": x}. Every receiver counts every byte and, after the clock stops, compares
+// its buffer with the pattern sent.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -22,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -31,6 +38,7 @@ struct Args {
   std::size_t buffer = std::size_t{64} << 20;
   int sockbuf = 4 << 20;
   int repeats = 3;
+  int ring = 0;  // 0: one stream; N >= 2: N processes in a ring
   std::string json;
 };
 
@@ -78,23 +86,24 @@ void send_all(int fd, const Args& a) {
   }
 }
 
-// Returns the seconds from the first byte to the last; exits 1 on wrong data.
-double recv_all(int fd, const Args& a) {
+using Clock = std::chrono::steady_clock;
+
+// Receives --bytes; returns when the first byte came. Exits 1 on wrong data.
+Clock::time_point recv_all(int fd, const Args& a) {
   std::vector<std::uint8_t> buf(a.buffer), want(a.buffer);
   fill(want, 0);
   std::fill(buf.begin(), buf.end(), 0);
   std::size_t got = 0;
-  std::chrono::steady_clock::time_point start;
+  Clock::time_point start;
   while (got < a.bytes) {
     std::size_t off = got % a.buffer;
     std::size_t room = std::min(a.buffer - off, a.bytes - got);
     ssize_t n = ::recv(fd, buf.data() + off, room, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) die("recv");
-    if (got == 0) start = std::chrono::steady_clock::now();
+    if (got == 0) start = Clock::now();
     got += static_cast<std::size_t>(n);
   }
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Checked after the clock stops: the last fill of the buffer, every byte (earlier fills
   // were overwritten; their count is exact, and the stream is ordered).
   std::size_t len = std::min(a.buffer, a.bytes);
@@ -102,27 +111,57 @@ double recv_all(int fd, const Args& a) {
     std::fprintf(stderr, "tcp_stream: wrong bytes received\n");
     std::exit(1);
   }
-  return s;
+  return start;
 }
 
-double one_run(const Args& a) {
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int loopback_listener(int sockbuf, sockaddr_in* addr) {
   int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (lfd < 0) die("socket");
-  tune(lfd, a.sockbuf);  // accepted sockets inherit the buffer sizes
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) die("bind");
+  tune(lfd, sockbuf);  // accepted sockets inherit the buffer sizes
+  *addr = sockaddr_in{};
+  addr->sin_family = AF_INET;
+  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(lfd, reinterpret_cast<sockaddr*>(addr), sizeof(*addr)) != 0) die("bind");
   if (::listen(lfd, 1) != 0) die("listen");
-  socklen_t len = sizeof(addr);
-  if (::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) die("getsockname");
+  socklen_t len = sizeof(*addr);
+  if (::getsockname(lfd, reinterpret_cast<sockaddr*>(addr), &len) != 0) die("getsockname");
+  return lfd;
+}
+
+int connect_to(const sockaddr_in& addr, int sockbuf) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) die("socket");
+  tune(fd, sockbuf);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) die("connect");
+  return fd;
+}
+
+void wait_children(const std::vector<pid_t>& children) {
+  bool ok = true;
+  for (pid_t child : children) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  if (!ok) {
+    std::fprintf(stderr, "tcp_stream: a process of the run failed\n");
+    std::exit(2);
+  }
+}
+
+// One stream: the receiver's seconds from the first byte to the last.
+double stream_run(const Args& a) {
+  sockaddr_in addr{};
+  int lfd = loopback_listener(a.sockbuf, &addr);
   pid_t child = ::fork();
   if (child < 0) die("fork");
   if (child == 0) {
     ::close(lfd);
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    tune(fd, a.sockbuf);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) die("connect");
+    int fd = connect_to(addr, a.sockbuf);
     send_all(fd, a);
     ::shutdown(fd, SHUT_WR);
     char c;
@@ -133,14 +172,70 @@ double one_run(const Args& a) {
   int fd = ::accept(lfd, nullptr, nullptr);
   if (fd < 0) die("accept");
   ::close(lfd);
-  double s = recv_all(fd, a);
+  double s = seconds_since(recv_all(fd, a));
   ::close(fd);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "tcp_stream: sender failed\n");
-    std::exit(2);
+  wait_children({child});
+  return s;
+}
+
+void write_all(int fd, const void* data, std::size_t len) {
+  if (::write(fd, data, len) != static_cast<ssize_t>(len)) die("write to a pipe");
+}
+
+void read_all(int fd, void* data, std::size_t len) {
+  if (::read(fd, data, len) != static_cast<ssize_t>(len)) die("read from a pipe");
+}
+
+// A ring of a.ring processes: each connects to the next one's listener and accepts the
+// previous one, says it is ready, waits for the parent's go, then sends and receives at
+// once. Returns the slowest process's seconds from the go to its last byte in and out.
+double ring_run(const Args& a) {
+  int n = a.ring;
+  std::vector<int> listeners(n);
+  std::vector<sockaddr_in> addrs(n);
+  for (int i = 0; i < n; ++i) listeners[i] = loopback_listener(a.sockbuf, &addrs[i]);
+  int ready[2], go[2], report[2];
+  if (::pipe(ready) != 0 || ::pipe(go) != 0 || ::pipe(report) != 0) die("pipe");
+  std::vector<pid_t> children;
+  for (int i = 0; i < n; ++i) {
+    pid_t child = ::fork();
+    if (child < 0) die("fork");
+    if (child == 0) {
+      int out = connect_to(addrs[(i + 1) % n], a.sockbuf);
+      int in = ::accept(listeners[i], nullptr, nullptr);
+      if (in < 0) die("accept");
+      char c = 0;
+      write_all(ready[1], &c, 1);
+      read_all(go[0], &c, 1);
+      Clock::time_point start = Clock::now();
+      std::thread sender([&] { send_all(out, a); });
+      recv_all(in, a);
+      sender.join();
+      double s = seconds_since(start);
+      write_all(report[1], &s, sizeof(s));
+      ::shutdown(out, SHUT_WR);
+      std::_Exit(0);
+    }
+    children.push_back(child);
   }
+  for (int fd : listeners) ::close(fd);
+  char c = 0;
+  for (int i = 0; i < n; ++i) read_all(ready[0], &c, 1);
+  std::vector<char> all(static_cast<std::size_t>(n), 0);
+  write_all(go[1], all.data(), all.size());
+  double slowest = 0;
+  for (int i = 0; i < n; ++i) {
+    double s = 0;
+    read_all(report[0], &s, sizeof(s));
+    slowest = std::max(slowest, s);
+  }
+  wait_children(children);
+  for (int fd : {ready[0], ready[1], go[0], go[1], report[0], report[1]}) ::close(fd);
+  return slowest;
+}
+
+double one_run(const Args& a) {
+  double s = a.ring >= 2 ? ring_run(a) : stream_run(a);
   return static_cast<double>(a.bytes) / s / 1e9;
 }
 
@@ -155,12 +250,13 @@ Args parse(int argc, char** argv) {
     else if (ok && k == "--buffer") ok = parse_size(v, &a.buffer) && a.buffer > 0;
     else if (ok && k == "--sockbuf") ok = parse_size(v, &n) && n < (1u << 30), a.sockbuf = static_cast<int>(n);
     else if (ok && k == "--repeats") a.repeats = std::atoi(v), ok = a.repeats > 0;
+    else if (ok && k == "--ring") a.ring = std::atoi(v), ok = a.ring >= 2 && a.ring <= 64;
     else if (ok && k == "--json") a.json = v;
     else ok = false;
     if (!ok) {
       std::fprintf(stderr,
                    "usage: %s [--bytes 1G] [--buffer 64M] [--sockbuf 4M|0] [--repeats 3] "
-                   "[--json PATH]\nbad or missing value for %s\n", argv[0], k.c_str());
+                   "[--ring 2..64] [--json PATH]\nbad or missing value for %s\n", argv[0], k.c_str());
       std::exit(2);
     }
     ++i;
@@ -175,8 +271,9 @@ int main(int argc, char** argv) {
   std::vector<double> runs;
   for (int r = 0; r < a.repeats; ++r) {
     runs.push_back(one_run(a));
-    std::printf("tcp_stream: run %d: %.3f GB/s (%zu bytes, %zu B per call, sockbuf %d)\n", r + 1,
-                runs.back(), a.bytes, a.buffer, a.sockbuf);
+    std::printf("tcp_stream: run %d: %.3f GB/s (%zu bytes, %zu B per call, sockbuf %d%s)\n",
+                r + 1, runs.back(), a.bytes, a.buffer, a.sockbuf,
+                a.ring >= 2 ? (", ring of " + std::to_string(a.ring)).c_str() : "");
   }
   std::vector<double> sorted = runs;
   std::sort(sorted.begin(), sorted.end());
