@@ -218,7 +218,9 @@ double ring_run(const Args& a) {
     }
     children.push_back(child);
   }
+  // The parent keeps only its ends, so that a child's death reads as end of file.
   for (int fd : listeners) ::close(fd);
+  for (int fd : {ready[1], go[0], report[1]}) ::close(fd);
   char c = 0;
   for (int i = 0; i < n; ++i) read_all(ready[0], &c, 1);
   std::vector<char> all(static_cast<std::size_t>(n), 0);
@@ -230,7 +232,7 @@ double ring_run(const Args& a) {
     slowest = std::max(slowest, s);
   }
   wait_children(children);
-  for (int fd : {ready[0], ready[1], go[0], go[1], report[0], report[1]}) ::close(fd);
+  for (int fd : {ready[0], go[1], report[0]}) ::close(fd);
   return slowest;
 }
 
