@@ -36,6 +36,11 @@ class Results:
         runs = self.stream.get(key)
         return statistics.median(runs) if runs else None
 
+    def baseline_for(self, name, nranks):
+        """The median a row of `nranks` is read against: its rank count's (a ring) or the
+        one every row shares (a stream)."""
+        return self.stream_median((name, nranks)) or self.stream_median(name)
+
     def add(self, system, cell, result):
         if result.error:
             self.failed.setdefault((cell.op, cell.nranks, None), set()).add(system)
@@ -95,7 +100,7 @@ class Results:
         tcp, gloo = self.busbw(key, "chorus-tcp"), self.busbw(key, "gloo")
         out = ["%.2f" % (tcp / gloo) if tcp and gloo else "n/a"]
         for name in self.stream_names:
-            stream = self.stream_median(name) or self.stream_median((name, key[1]))
+            stream = self.baseline_for(name, key[1])
             out.append("%.0f%%" % (100 * tcp / stream) if tcp and stream else "n/a")
         return out
 

@@ -48,10 +48,11 @@ int print_core_trips(int repeat, double every_s, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Print the Chorus version and its configuration parameters."};
+  CLI::App app{"Print the Chorus version and its configuration parameters, or (--cores) how "
+               "far apart the processors of the affinity mask are."};
   bool json = false;
   bool markdown = false;
-  auto* json_flag = app.add_flag("--json", json, "Print the table as JSON");
+  auto* json_flag = app.add_flag("--json", json, "Print as JSON (the table, or with --cores the pairs)");
   auto* markdown_flag =
       app.add_flag("--markdown", markdown, "Print a Markdown table (for docs/CONFIG.md)")
           ->excludes(json_flag);
