@@ -52,19 +52,15 @@ double best_bw(std::size_t bytes, int reps, int batches, Fn&& fn) {
   return best;
 }
 
-// The probe's budget for the hand-off, and a placement sample's (a few batches suffice
-// to find one undisturbed).
-constexpr double kHandoffBudgetUs = 3000, kSampleHandoffUs = 500;
-
 long futex(std::atomic<int>* addr, int op, int val) {
   return ::syscall(SYS_futex, reinterpret_cast<int*>(addr), op, val, nullptr, nullptr, 0);
 }
 
 // Half a round trip of a flag between two threads spinning on their cores (us): the
-// fastest of batches of 20 round trips within `budget_us`; 0 when no batch completed (a
-// busy host where the two threads never ran at once).
-double handoff_us(double budget_us) {
-  constexpr int kBatch = 20;
+// fastest of batches of 20 round trips within 3 ms; 0 when no batch completed (a busy
+// host where the two threads never ran at once).
+double handoff_us() {
+  constexpr int kBatch = 20, kBudgetUs = 3000;
   std::atomic<int> flag{0};
   std::atomic<bool> stop{false};
   std::thread peer([&] {
@@ -77,12 +73,12 @@ double handoff_us(double budget_us) {
   });
   const auto t0 = Clock::now();
   double best = 0;
-  for (int v = 1; us_since(t0) < budget_us;) {
+  for (int v = 1; us_since(t0) < kBudgetUs;) {
     const auto b0 = Clock::now();
     int i = 0;
     for (; i < kBatch; ++i, v += 2) {
       flag.store(v, std::memory_order_release);
-      while (flag.load(std::memory_order_acquire) != v + 1 && us_since(t0) < budget_us) {
+      while (flag.load(std::memory_order_acquire) != v + 1 && us_since(t0) < kBudgetUs) {
       }
       if (flag.load(std::memory_order_acquire) != v + 1) break;
     }
@@ -273,44 +269,6 @@ std::size_t l2_bytes() {
   return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20;
 }
 
-// Three 2 MiB spans (beyond the per-core L2 of current x86 CPUs) on transparent huge pages
-// where the kernel offers them: faulting in 1500 small pages one by one costs more than the
-// whole probe on some VMs (about 16 us each on the test machine). Empty when mmap fails.
-class Spans {
- public:
-  static constexpr std::size_t kLarge = 2 << 20;
-  Spans() {
-    region_ = ::mmap(nullptr, kMapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (region_ == MAP_FAILED) return;
-    base_ = reinterpret_cast<char*>(
-        (reinterpret_cast<std::uintptr_t>(region_) + kHuge - 1) / kHuge * kHuge);
-    ::madvise(base_, 3 * kLarge, MADV_HUGEPAGE);  // a hint: fine if refused
-    std::memset(base_, 0, 3 * kLarge);
-  }
-  ~Spans() {
-    if (region_ != MAP_FAILED) ::munmap(region_, kMapped);
-  }
-  Spans(const Spans&) = delete;
-  Spans& operator=(const Spans&) = delete;
-  bool ok() const { return base_ != nullptr; }
-  char* span(int i) const { return base_ + i * kLarge; }
-  float* floats(int i) const { return reinterpret_cast<float*>(span(i)); }
-
- private:
-  static constexpr std::size_t kHuge = 2 << 20, kMapped = 3 * kLarge + kHuge;
-  void* region_ = MAP_FAILED;
-  char* base_ = nullptr;
-};
-
-// The shm rings' stream (ring_bw): a quarter of a ring of the default size
-// (CHORUS_BUFFSIZE) per slot, four slots in span 1, 2 MiB from span 0 to span 2.
-double ring_stream_bw(const Spans& s) {
-  const std::size_t quarter = std::clamp<std::size_t>(shm::ShmOptions{}.ring_bytes / 4, 4096,
-                                                      Spans::kLarge / 4);
-  return staged_bw(s.span(0), s.span(1), s.span(2), quarter, 4,
-                   Spans::kLarge / quarter * quarter);
-}
-
 }  // namespace
 
 algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int* missed) {
@@ -330,17 +288,32 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
   algo::CostParams p;
   p.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   p.cache_bytes = double(l2_bytes());
-  constexpr std::size_t kSmall = 64 << 10, kLarge = Spans::kLarge;
-  const Spans spans;
-  if (!spans.ok()) return p;  // the defaults
-  float* const a = spans.floats(0);
-  float* const b = spans.floats(1);
-  float* const c = spans.floats(2);
+  // Three 2 MiB buffers (beyond the per-core L2 of current x86 CPUs) on transparent huge
+  // pages where the kernel offers them: faulting in 1500 small pages one by one costs
+  // more than the whole probe on some VMs (about 16 us each on the test machine).
+  constexpr std::size_t kSmall = 64 << 10, kLarge = 2 << 20, kHuge = 2 << 20;
+  constexpr std::size_t kMapped = 3 * kLarge + kHuge;
+  void* region = ::mmap(nullptr, kMapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+  if (region == MAP_FAILED) return p;  // the defaults
+  struct Unmap {
+    void* r;
+    ~Unmap() { ::munmap(r, kMapped); }
+  } unmap{region};
+  auto* base = reinterpret_cast<char*>(
+      (reinterpret_cast<std::uintptr_t>(region) + kHuge - 1) / kHuge * kHuge);
+  ::madvise(base, 3 * kLarge, MADV_HUGEPAGE);  // a hint: fine if refused
+  std::memset(base, 0, 3 * kLarge);
+  struct Span {
+    float* ptr;
+    float* data() const { return ptr; }
+  };
+  const Span a{reinterpret_cast<float*>(base)}, b{a.ptr + kLarge / 4}, c{b.ptr + kLarge / 4};
   step("buffers");
-  p.copy_bw_cache = best_bw(kSmall, 64, 3, [&] { std::memcpy(c, a, kSmall); });
-  p.copy_bw_mem = best_bw(kLarge, 1, 3, [&] { std::memcpy(c, a, kLarge); });
+  p.copy_bw_cache = best_bw(kSmall, 64, 3, [&] { std::memcpy(c.data(), a.data(), kSmall); });
+  p.copy_bw_mem = best_bw(kLarge, 1, 3, [&] { std::memcpy(c.data(), a.data(), kLarge); });
   auto sum = [&](std::size_t bytes) {
-    kernels::reduce(c, a, b, bytes / 4, DataType::kFloat32, ReduceOp::kSum);
+    kernels::reduce(c.data(), a.data(), b.data(), bytes / 4, DataType::kFloat32, ReduceOp::kSum);
   };
   p.reduce_bw_cache = best_bw(kSmall, 64, 3, [&] { sum(kSmall); });
   p.reduce_bw_mem = best_bw(kLarge, 1, 3, [&] { sum(kLarge); });
@@ -355,7 +328,7 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
     std::memset(src, 1, kPeer);
     const pid_t self = ::getpid();
     auto read_self = [&](std::size_t bytes) {
-      iovec local{c, bytes}, remote{src, bytes};
+      iovec local{c.data(), bytes}, remote{src, bytes};
       return ::process_vm_readv(self, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(bytes);
     };
     if (read_self(4096)) {
@@ -375,18 +348,25 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
     else
       ++missed_steps;
   };
-  if (p.cpus >= 2) keep(handoff_us(kHandoffBudgetUs), p.sync_us);
+  if (p.cpus >= 2) keep(handoff_us(), p.sync_us);
   step("hand-off");
   // The window algorithms' chunks: half of a window as the shared-memory transport sizes it
-  // (at most 1 MiB: both halves go in span 1; four quarters for the exchange).
+  // (at most 1 MiB: both halves go in the 2 MiB buffer `b`; four quarters for the exchange).
+  // The rings': a quarter of a ring of the default size (CHORUS_BUFFSIZE), all four in `b`.
   const std::size_t half = std::min(shm::window_bytes_for_host() / 2, kLarge / 2);
   const std::size_t quarter = std::min(half, kLarge / 4);
+  const std::size_t ring_quarter = std::clamp<std::size_t>(shm::ShmOptions{}.ring_bytes / 4,
+                                                           4096, kLarge / 4);
   if (p.cpus >= 2) {
-    keep(staged_bw(spans.span(0), spans.span(1), spans.span(2), half, 2, kLarge / half * half),
+    keep(staged_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
+                   reinterpret_cast<char*>(c.data()), half, 2, kLarge / half * half),
          p.stage_bw);
-    keep(ring_stream_bw(spans), p.ring_bw);
-    keep(exchange_bw(spans.span(0), spans.span(1), spans.span(2), quarter,
-                     kLarge / 2 / quarter * quarter),
+    keep(staged_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
+                   reinterpret_cast<char*>(c.data()), ring_quarter, 4,
+                   kLarge / ring_quarter * ring_quarter),
+         p.ring_bw);
+    keep(exchange_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
+                     reinterpret_cast<char*>(c.data()), quarter, kLarge / 2 / quarter * quarter),
          p.exchange_bw);
   }
   step("staged");
@@ -405,38 +385,6 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
   return p;
 }
 
-PlacementSample sample_placement() {
-  PlacementSample s;
-  if (::sysconf(_SC_NPROCESSORS_ONLN) < 2) return s;
-  const int limit = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)) - 1);
-  if (runnable_tasks_now() > limit) return s;  // the helper thread would wait for a processor
-  const Spans spans;
-  if (!spans.ok()) return s;
-  const double sync = handoff_us(kSampleHandoffUs);
-  const double ring = sync > 0 ? ring_stream_bw(spans) : 0;
-  if (sync > 0 && ring > 0 && runnable_tasks_now() <= limit) s = {sync, ring};
-  return s;
-}
-
-algo::CostParams over_placements(const algo::CostParams& probed,
-                                 const std::vector<PlacementSample>& samples) {
-  double sync = probed.sync_us, inverse = 1 / probed.ring_bw;
-  int n = 1;
-  for (const PlacementSample& s : samples) {
-    if (s.sync_us <= 0 || s.ring_bw <= 0) continue;
-    sync += s.sync_us;
-    inverse += 1 / s.ring_bw;
-    ++n;
-  }
-  algo::CostParams p = probed;
-  p.sync_us = sync / n;
-  p.ring_bw = n / inverse;
-  const double scale = p.ring_bw / probed.ring_bw;
-  p.stage_bw *= scale;
-  p.exchange_bw *= scale;
-  return p;
-}
-
 bool quiet_probe(const std::vector<int>& runnable, int cpus, int missed) {
   if (missed > 0) return false;
   const int limit = std::max(1, cpus - 1);
@@ -447,20 +395,13 @@ algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams&
   algo::CostParams p = now;
   for (auto bw : {&algo::CostParams::copy_bw_cache, &algo::CostParams::copy_bw_mem,
                   &algo::CostParams::reduce_bw_cache, &algo::CostParams::reduce_bw_mem,
-                  &algo::CostParams::peer_read_bw})
+                  &algo::CostParams::peer_read_bw, &algo::CostParams::stage_bw,
+                  &algo::CostParams::ring_bw,
+                  &algo::CostParams::exchange_bw})
     p.*bw = std::max(before.*bw, now.*bw);
-  for (auto us : {&algo::CostParams::wake_us, &algo::CostParams::switch_us,
-                  &algo::CostParams::peer_read_us})
+  for (auto us : {&algo::CostParams::sync_us, &algo::CostParams::wake_us,
+                  &algo::CostParams::switch_us, &algo::CostParams::peer_read_us})
     p.*us = std::min(before.*us, now.*us);
-  // The figures of two threads handing cache lines over go together: they depend on where
-  // the host put the two processors then (one core's threads, a shared cache, apart), and
-  // over_placements() scales the staged rates by the ring's. The probe whose ring ran
-  // faster was the less disturbed.
-  if (before.ring_bw > now.ring_bw) {
-    for (auto f : {&algo::CostParams::sync_us, &algo::CostParams::stage_bw,
-                   &algo::CostParams::ring_bw, &algo::CostParams::exchange_bw})
-      p.*f = before.*f;
-  }
   if (before.net_measured && now.net_measured) {
     p.net_bw = std::max(before.net_bw, now.net_bw);
     p.net_sync_us = std::min(before.net_sync_us, now.net_sync_us);

@@ -29,31 +29,8 @@ algo::CostParams probe_host(std::string* steps = nullptr, std::vector<int>* runn
 bool quiet_probe(const std::vector<int>& runnable, int cpus, int missed = 0);
 
 // The better figure of two probes of one host, each: the higher bandwidths, the lower
-// latencies (load only ever slows a figure down); the sizes and processors of `now`. The
-// figures of two threads handing cache lines over (sync_us, stage_bw, ring_bw,
-// exchange_bw) come as one group from the probe whose ring ran faster.
+// latencies (load only ever slows a figure down); the sizes and processors of `now`.
 algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams& now);
-
-// Where the host runs two of its processors right now, as the figures that hand cache lines
-// between two threads see it: a flag's hand-off (sync_us, as the probe's) and the rings'
-// one-way stream (ring_bw, as the probe's). On a virtual machine these change while a job
-// runs: the host moves the virtual processors between one core's two threads, cores that
-// share a cache and cores that do not, every few seconds (docs/ALGORITHMS.md, "Where the
-// processors sit"). Both zero when the host has one processor, other tasks were runnable,
-// or the helper thread found no processor in time. About 1-3 ms.
-struct PlacementSample {
-  double sync_us = 0;
-  double ring_bw = 0;
-};
-PlacementSample sample_placement();
-
-// `probed` with its cache-line figures moved to their expectation over the probe's own
-// placement and `samples` (those not zero): the mean hand-off, the harmonic mean of the
-// ring's rate (a transfer's expected time is bytes x the mean of 1/rate), and the staged
-// window and exchange rates scaled as the ring's. The other figures do not depend on the
-// placement and stay.
-algo::CostParams over_placements(const algo::CostParams& probed,
-                                 const std::vector<PlacementSample>& samples);
 
 // "CPU model|processors|kernel release": what the tuning cache is keyed by.
 std::string host_key();

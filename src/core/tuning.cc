@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -100,43 +99,13 @@ Entry host_entry(const json& doc, const std::string& key, algo::CostParams& out)
   return quiet.is_boolean() && quiet.get<bool>() ? Entry::kQuiet : Entry::kProvisional;
 }
 
-// How many placement samples (host_probe.h) the file keeps per host, the latest: every
-// process's first tuning adds one, so they span the hosts' recent moves of the processors.
-constexpr std::size_t kPlacements = 32;
-
-// The entry's "placements": [[sync_us, ring_bw], ...]; malformed items are skipped.
-std::vector<PlacementSample> placements_of(const json& doc, const std::string& key) {
-  std::vector<PlacementSample> out;
-  if (!doc.is_object() || !doc.contains("hosts") || !doc["hosts"].is_object() ||
-      !doc["hosts"].contains(key) || !doc["hosts"][key].is_object())
-    return out;
-  const json list = doc["hosts"][key].value("placements", json());
-  if (!list.is_array()) return out;
-  for (const json& item : list) {
-    if (!item.is_array() || item.size() != 2 || !item[0].is_number() || !item[1].is_number())
-      continue;
-    const PlacementSample s{item[0].get<double>(), item[1].get<double>()};
-    if (s.sync_us > 0 && s.ring_bw > 0 && std::isfinite(s.sync_us) && std::isfinite(s.ring_bw))
-      out.push_back(s);
-  }
-  return out;
-}
-
-json placements_json(const std::vector<PlacementSample>& samples) {
-  json list = json::array();
-  for (const PlacementSample& s : samples) list.push_back(json::array({s.sync_us, s.ring_bw}));
-  return list;
-}
-
 // This host's parameters from the file at `path`, probing (and writing back) when the
 // file lacks them; `table` receives the file's table, if any. A probe that ran while
 // other tasks were runnable is kept as provisional ("quiet": false): the next init probes
 // again and keeps the better of the two figures, until a probe finds the host quiet (a
 // first init in the middle of a parallel test run or of a job's start-up would otherwise
 // leave figures measured under load in the cache for good). Entries written before
-// "quiet" existed count as provisional. A quiet entry is not measured again: a placement
-// sample (a few milliseconds) joins the entry's latest ones instead, and the figures
-// returned are over_placements() of them (host_probe.h).
+// "quiet" existed count as provisional.
 algo::CostParams cached_params(const std::string& path, std::vector<algo::SelectorConfig::TableRow>& table) {
   const std::string key = host_key();
   json doc = json::object();
@@ -158,25 +127,7 @@ algo::CostParams cached_params(const std::string& path, std::vector<algo::Select
   }
   algo::CostParams cached;
   const Entry entry = host_entry(doc, key, cached);
-  std::vector<PlacementSample> placements = placements_of(doc, key);
-  if (entry == Entry::kQuiet) {
-    const PlacementSample now = sample_placement();
-    if (now.sync_us > 0 && path != "none") {
-      placements.push_back(now);
-      if (placements.size() > kPlacements)
-        placements.erase(placements.begin(), placements.end() - kPlacements);
-      doc["hosts"][key]["placements"] = placements_json(placements);
-      if (!write_atomically(path, doc))
-        warn_once("tuning file " + path + " could not be written: this placement sample is lost");
-    }
-    const algo::CostParams used = over_placements(cached, placements);
-    CHORUS_LOG(INFO, Init,
-               "placement sample: hand-off %.3f us, ring %.0f MB/s%s; over %zu placements and "
-               "the probe's: hand-off %.3f us, ring %.0f, stage %.0f, exchange %.0f MB/s",
-               now.sync_us, now.ring_bw, now.sync_us > 0 ? "" : " (none: the host was busy)",
-               placements.size(), used.sync_us, used.ring_bw, used.stage_bw, used.exchange_bw);
-    return used;
-  }
+  if (entry == Entry::kQuiet) return cached;
   const bool have = entry == Entry::kProvisional;
   const auto t0 = std::chrono::steady_clock::now();
   std::string steps;
@@ -198,10 +149,9 @@ algo::CostParams cached_params(const std::string& path, std::vector<algo::Select
   doc["version"] = 1;
   if (!doc.contains("hosts") || !doc["hosts"].is_object()) doc["hosts"] = json::object();
   doc["hosts"][key] = json{{"params", params_json(p)}, {"probe_ms", ms}, {"quiet", quiet}};
-  if (!placements.empty()) doc["hosts"][key]["placements"] = placements_json(placements);
   if (!write_atomically(path, doc))
     warn_once("tuning file " + path + " could not be written: the probe will run again");
-  return over_placements(p, placements);
+  return p;
 }
 
 }  // namespace
@@ -299,10 +249,16 @@ Tuned& tuned() {
 }
 }  // namespace
 
-bool measure_due(const std::string& tuning_file, const std::string& table_file) {
+bool probe_due(const std::string& tuning_file, const std::string& table_file) {
   const std::string path = tuning_path(tuning_file);
-  std::lock_guard<std::mutex> g(tuned().mu);
-  return tuned().done.count(path + "\n" + table_file) == 0;
+  {
+    std::lock_guard<std::mutex> g(tuned().mu);
+    if (tuned().done.count(path + "\n" + table_file) != 0) return false;
+  }
+  std::string text;
+  if (path == "none" || !read_file(path, text)) return true;
+  algo::CostParams unused;
+  return host_entry(json::parse(text, nullptr, false), host_key(), unused) != Entry::kQuiet;
 }
 
 Result<Tuning> local_tuning(const std::string& tuning_file, const std::string& table_file) {
@@ -327,10 +283,9 @@ Result<Tuning> agree_tuning(int rank, int size, bootstrap::Store& store,
                             const std::string& tuning_file, const std::string& table_file,
                             Deadline deadline) {
   if (rank == 0) {
-    // A probe or a placement sample is due: wait (a little) until every other rank waits
-    // for the tuning, asleep in the store, rather than starting up on the processors they
-    // measure.
-    if (size > 1 && measure_due(tuning_file, table_file)) {
+    // A probe is due: wait (a little) until every other rank waits for the tuning, asleep
+    // in the store, rather than starting up on the processors the probe measures.
+    if (size > 1 && probe_due(tuning_file, table_file)) {
       (void)store.get("tuning/arrived",
                       Deadline::earliest(deadline, Deadline::after(kArrivalWait)));
       std::this_thread::sleep_for(kSettle);

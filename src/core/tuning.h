@@ -30,19 +30,18 @@ std::string tuning_path(const std::string& configured);
 
 // This process's view: the cached parameters of this host when the file has them, else a
 // probe (whose result is written back; a corrupt or unwritable file warns once and init
-// goes on); either way over the placements the file has seen (a sample of the current
-// one joins them: core/host_probe.h, over_placements). Read once per process and file. kInvalidArgument naming CHORUS_TUNING_TABLE
+// goes on). Read once per process and file. kInvalidArgument naming CHORUS_TUNING_TABLE
 // when that file cannot be read or parsed.
 Result<Tuning> local_tuning(const std::string& tuning_file, const std::string& table_file);
 
-// Whether local_tuning() would measure (probe, or sample the placement): this process has
-// not read the file yet.
-bool measure_due(const std::string& tuning_file, const std::string& table_file);
+// Whether local_tuning() would probe: this process has not read the file yet and it holds
+// no entry of this host from a quiet probe.
+bool probe_due(const std::string& tuning_file, const std::string& table_file);
 
 // Rank 0's local_tuning(), published under "tuning" in `store`; every other rank reads
-// it (and fails with rank 0's error when rank 0 had one). When rank 0 has to measure, it
+// it (and fails with rank 0's error when rank 0 had one). When rank 0 has to probe, it
 // first waits up to 2 s for the `size` - 1 others to be waiting for it (they count
-// themselves in the store), then 10 ms more, so it does not measure their start-up.
+// themselves in the store), then 10 ms more, so the probe does not measure their start-up.
 Result<Tuning> agree_tuning(int rank, int size, bootstrap::Store& store,
                             const std::string& tuning_file, const std::string& table_file,
                             Deadline deadline);

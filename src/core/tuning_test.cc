@@ -59,108 +59,15 @@ std::string params_json(double sync_us, double copy_bw_mem = 6000) {
   return out + "}";
 }
 
-// The entry's "placements" as written.
-std::vector<PlacementSample> placements_in(const std::string& file_text) {
-  std::vector<PlacementSample> out;
-  const std::size_t at = file_text.find("\"placements\"");
-  if (at == std::string::npos) return out;
-  std::size_t pos = file_text.find('[', at) + 1;
-  while (true) {
-    const std::size_t open = file_text.find('[', pos), close = file_text.find(']', pos);
-    if (open == std::string::npos || close < open) break;
-    PlacementSample s;
-    std::sscanf(file_text.c_str() + open + 1, " %lf , %lf", &s.sync_us, &s.ring_bw);
-    out.push_back(s);
-    pos = file_text.find(']', open) + 1;
-  }
-  return out;
-}
-
-// A quiet entry is used without a probe: the figures that do not depend on where the
-// processors sit as they are, the cache-line ones over the placements the file has seen
-// (a sample of this one joins them whenever the host lets both threads run).
 TEST(Tuning, CachedParamsAreUsedWithoutProbe) {
   TempDir d;
   const std::string f = d.path + "/tuning.json";
-  write(f, file_with(params_json(123, 4321)));
+  write(f, file_with(params_json(123)));
   auto t = local_tuning(f, "");
   ASSERT_TRUE(t.has_value()) << t.status().to_string();
-  EXPECT_DOUBLE_EQ(t->cost.copy_bw_mem, 4321);
+  EXPECT_DOUBLE_EQ(t->cost.sync_us, 123);
   EXPECT_EQ(t->cost.cpus, 3);
   EXPECT_FALSE(t->cost.measured);  // from the file, not the probe
-  const std::vector<PlacementSample> seen = placements_in(read(f));
-  EXPECT_LE(seen.size(), 1u);
-  algo::CostParams cached;
-  ASSERT_TRUE(algo::from_text(algo::to_text(algo::CostParams{}), cached));
-  cached.sync_us = 123;
-  const algo::CostParams want = over_placements(cached, seen);
-  EXPECT_NEAR(t->cost.sync_us, want.sync_us, 1e-6 * want.sync_us);
-  EXPECT_NEAR(t->cost.ring_bw, want.ring_bw, 1e-6 * want.ring_bw);
-  EXPECT_NEAR(t->cost.stage_bw, want.stage_bw, 1e-6 * want.stage_bw);
-  if (!seen.empty()) {
-    EXPECT_LT(t->cost.sync_us, 123);  // a real hand-off is far below 123 us
-  }
-}
-
-// The file keeps the latest 32 samples: a full list drops its oldest for the new one.
-TEST(Tuning, PlacementsKeepTheLatest) {
-  TempDir d;
-  const std::string f = d.path + "/tuning.json";
-  std::string list;
-  for (int i = 0; i < 32; ++i)
-    list += str_printf("%s[%d, %d]", i ? ", " : "", 1000 + i, 2000 + i);
-  std::string text = file_with(params_json(1000, 4321));
-  text.insert(text.rfind("}}}"), ", \"placements\": [" + list + ", [\"bad\"], [-1, 5]]");
-  write(f, text);
-  auto t = local_tuning(f, "");
-  ASSERT_TRUE(t.has_value()) << t.status().to_string();
-  const std::vector<PlacementSample> seen = placements_in(read(f));
-  algo::CostParams cached;
-  ASSERT_TRUE(algo::from_text(algo::to_text(algo::CostParams{}), cached));
-  cached.sync_us = 1000;
-  std::vector<PlacementSample> want_list;
-  if (seen.size() == 32) {  // a sample was taken: the oldest went, the new one is last
-    EXPECT_DOUBLE_EQ(seen.front().sync_us, 1001);
-    EXPECT_LT(seen.back().sync_us, 1000);
-    want_list = seen;
-  } else {  // the host was busy: the file is as it was, the malformed items skipped
-    for (int i = 0; i < 32; ++i) want_list.push_back({1000.0 + i, 2000.0 + i});
-  }
-  const algo::CostParams want = over_placements(cached, want_list);
-  EXPECT_NEAR(t->cost.sync_us, want.sync_us, 1e-6 * want.sync_us);
-  EXPECT_NEAR(t->cost.exchange_bw, want.exchange_bw, 1e-6 * want.exchange_bw);
-}
-
-// The expectation over placements: the mean hand-off, the harmonic mean of the ring's rate,
-// the staged rates scaled with it, every other figure untouched; zero samples ignored.
-TEST(Tuning, OverPlacementsIsTheExpectation) {
-  algo::CostParams p;
-  p.sync_us = 1;
-  p.ring_bw = 1000;
-  p.stage_bw = 500;
-  p.exchange_bw = 300;
-  p.copy_bw_mem = 777;
-  const algo::CostParams q = over_placements(p, {{3, 500}, {0, 0}});
-  EXPECT_DOUBLE_EQ(q.sync_us, 2);
-  EXPECT_NEAR(q.ring_bw, 2000.0 / 3, 1e-9);
-  EXPECT_NEAR(q.stage_bw, 500 * (2.0 / 3), 1e-9);
-  EXPECT_NEAR(q.exchange_bw, 300 * (2.0 / 3), 1e-9);
-  EXPECT_DOUBLE_EQ(q.copy_bw_mem, 777);
-  const algo::CostParams same = over_placements(p, {});
-  EXPECT_DOUBLE_EQ(same.sync_us, 1);
-  EXPECT_DOUBLE_EQ(same.ring_bw, 1000);
-}
-
-// A sample is both figures or none (one processor, a busy host).
-TEST(Tuning, PlacementSampleIsWholeOrNone) {
-  for (int i = 0; i < 5; ++i) {
-    const PlacementSample s = sample_placement();
-    EXPECT_EQ(s.sync_us > 0, s.ring_bw > 0);
-    if (s.sync_us > 0) {
-      EXPECT_LT(s.sync_us, 1000);
-      EXPECT_LT(s.ring_bw, 1e7);  // 10 TB/s: beyond any memory
-    }
-  }
 }
 
 // An entry a busy host probed (or one from before "quiet" existed) is measured again; each
@@ -219,11 +126,10 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   b.cache_bytes = 512 << 10;
   const algo::CostParams m = best_of(a, b);
   EXPECT_DOUBLE_EQ(m.copy_bw_mem, 100);
+  EXPECT_DOUBLE_EQ(m.sync_us, 0.2);
   EXPECT_DOUBLE_EQ(m.peer_read_bw, 20);
-  // The cache-line figures as one group, from the probe whose ring ran faster (a).
-  EXPECT_DOUBLE_EQ(m.sync_us, 0.5);
   EXPECT_DOUBLE_EQ(m.stage_bw, 9000);
-  EXPECT_DOUBLE_EQ(m.exchange_bw, 2000);
+  EXPECT_DOUBLE_EQ(m.exchange_bw, 13000);
   EXPECT_DOUBLE_EQ(m.switch_us, 1.4);
   EXPECT_DOUBLE_EQ(m.ring_bw, 15000);
   EXPECT_TRUE(m.net_measured);  // only the earlier probe reached loopback TCP
@@ -299,8 +205,8 @@ TEST(Tuning, TextRoundTrip) {
 // Ranks with different files (as on different hosts) all use rank 0's tuning.
 TEST(Tuning, EveryRankGetsRankZeros) {
   TempDir d;
-  write(d.path + "/a.json", file_with(params_json(11, 111)));
-  write(d.path + "/b.json", file_with(params_json(22, 222)));
+  write(d.path + "/a.json", file_with(params_json(11)));
+  write(d.path + "/b.json", file_with(params_json(22)));
   auto store = bootstrap::open_file_store(d.path + "/store");
   ASSERT_TRUE(store.has_value());
   const Deadline dl = Deadline::after(std::chrono::seconds(20));
@@ -309,38 +215,34 @@ TEST(Tuning, EveryRankGetsRankZeros) {
   Result<Tuning> r0 = agree_tuning(0, 2, **store, d.path + "/a.json", "", dl);
   other.join();
   ASSERT_TRUE(r0.has_value() && r1.has_value());
-  EXPECT_DOUBLE_EQ(r0->cost.copy_bw_mem, 111);
-  EXPECT_DOUBLE_EQ(r1->cost.copy_bw_mem, 111);
-  EXPECT_EQ(r0->cost.sync_us, r1->cost.sync_us);  // over rank 0's placements
+  EXPECT_DOUBLE_EQ(r0->cost.sync_us, 11);
+  EXPECT_DOUBLE_EQ(r1->cost.sync_us, 11);
 }
 
-// A measurement due (a probe without a quiet entry, else a placement sample, once per
-// process): rank 0 measures only once the other rank waits for the tuning, here 0.5 s
-// late; the next communicator of the process publishes at once.
-TEST(Tuning, RankZeroMeasuresOnlyOnceTheOthersWait) {
+// A probe due (no quiet entry): rank 0 probes only once the other rank waits for the
+// tuning, here 0.5 s late; with a quiet entry it publishes at once.
+TEST(Tuning, RankZeroProbesOnlyOnceTheOthersWait) {
   for (bool quiet : {false, true}) {
     TempDir d;
     write(d.path + "/t.json", file_with(params_json(11), "", quiet ? "true" : "false"));
+    auto store = bootstrap::open_file_store(d.path + "/store");
+    ASSERT_TRUE(store.has_value());
+    const Deadline dl = Deadline::after(std::chrono::seconds(20));
     using Clock = std::chrono::steady_clock;
-    for (bool first : {true, false}) {
-      auto store = bootstrap::open_file_store(d.path + (first ? "/store" : "/store2"));
-      ASSERT_TRUE(store.has_value());
-      const Deadline dl = Deadline::after(std::chrono::seconds(20));
-      Clock::time_point entered, published;
-      Result<Tuning> r1 = Status(ErrorCode::kInternal, "not run");
-      std::thread other([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        entered = Clock::now();
-        r1 = agree_tuning(1, 2, **store, d.path + "/t.json", "", dl);
-      });
-      // The first: a fresh process's view (the file path is new to local_tuning's map).
-      Result<Tuning> r0 = agree_tuning(0, 2, **store, d.path + "/t.json", "", dl);
-      published = Clock::now();
-      other.join();
-      ASSERT_TRUE(r0.has_value() && r1.has_value()) << quiet;
-      EXPECT_EQ(published > entered, first) << quiet;
-      EXPECT_EQ(r0->cost.measured, !quiet) << quiet;  // provisional: probed again
-    }
+    Clock::time_point entered, published;
+    Result<Tuning> r1 = Status(ErrorCode::kInternal, "not run");
+    std::thread other([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      entered = Clock::now();
+      r1 = agree_tuning(1, 2, **store, d.path + "/t.json", "", dl);
+    });
+    // A fresh process's view: the file path is new to local_tuning's per-process map.
+    Result<Tuning> r0 = agree_tuning(0, 2, **store, d.path + "/t.json", "", dl);
+    published = Clock::now();
+    other.join();
+    ASSERT_TRUE(r0.has_value() && r1.has_value()) << quiet;
+    EXPECT_EQ(published > entered, !quiet) << quiet;
+    EXPECT_EQ(r0->cost.measured, !quiet) << quiet;  // provisional: probed again
   }
 }
 
