@@ -47,6 +47,9 @@ struct Options {
   std::optional<std::string> tuning_file;
   // Tuning table file (chorus-tune --write), as CHORUS_TUNING_TABLE.
   std::optional<std::string> tuning_table;
+  // How the selector follows the processors' placement, as CHORUS_PLACEMENT: "auto",
+  // "off" or a fixed factor "1".."16".
+  std::optional<std::string> placement;
   // Pipelining chunk size of ring and tree algorithms, bytes; > 0. CHORUS_CHUNK_SIZE.
   std::optional<std::size_t> chunk_bytes;
   // all_reduce at or below this size uses latency-optimised algorithms. CHORUS_SMALL_MSG_SIZE.

@@ -333,4 +333,13 @@ bool from_text(const std::string& text, CostParams& out) {
   return true;
 }
 
+CostParams with_hand_off_scale(const CostParams& p, double k) {
+  CostParams out = p;
+  out.sync_us *= k;
+  out.stage_bw /= k;
+  out.ring_bw /= k;
+  out.exchange_bw /= k;
+  return out;
+}
+
 }  // namespace chorus::algo

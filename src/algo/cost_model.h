@@ -42,6 +42,13 @@ struct CostParams {
   bool net_measured = false;        // ... and net_sync_us, net_bw too (loopback TCP worked)
 };
 
+// `p` with every figure of a cache line handed from one processor to another `k` times
+// dearer: the flag hand-off (sync_us) and the staged, ring and exchange streams, which move
+// lines the other rank just wrote. Copies, reductions and single-copy reads of clean
+// memory keep their figures. What the selector prices while the host runs the ranks'
+// processors apart (core/placement.h); k = 1 returns `p`.
+CostParams with_hand_off_scale(const CostParams& p, double k);
+
 // Serialised form (one line of JSON-like "key=value;..." text, fixed key order): what rank 0
 // publishes through the store so every rank predicts with the same numbers.
 std::string to_text(const CostParams& p);

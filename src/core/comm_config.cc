@@ -2,6 +2,7 @@
 #include "core/comm_config.h"
 
 #include "algo/selector.h"
+#include "core/placement.h"
 #include "core/process_settings.h"
 
 namespace chorus::core {
@@ -30,6 +31,10 @@ Result<CommConfig> resolve_config(const Options& options, const config::Config& 
   sel.override_spec = c.algo;
   sel.model_spec = c.cost_model;
   CHORUS_RETURN_IF_ERROR(algo::Selector::create(sel).status());
+  PlacementPolicy placement;
+  if (!parse_placement(c.placement, placement))
+    return invalid_argument("CHORUS_PLACEMENT / Options::placement must be auto, off or a factor "
+                            "1-16, got '" + c.placement + "'");
   return c;
 }
 

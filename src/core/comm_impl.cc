@@ -193,6 +193,8 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
     sel_cfg.cost.window_half = static_cast<double>(w->window_bytes() / 2);
   sel_cfg.cost.chunk_bytes = static_cast<double>(cfg.chunk_bytes);
   CHORUS_ASSIGN_OR_RETURN(comm->selector_, algo::Selector::create(sel_cfg));
+  comm->sel_cfg_ = sel_cfg;
+  comm->start_placement();
   comm->p2p_waiter_ = std::make_unique<P2pWaiter>(*comm->transport_);
   // Who runs each rank, for kPeerLost messages and the hang report.
   CHORUS_ASSIGN_OR_RETURN(auto idents,

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "core/observer.h"
 #include "core/p2p_seqs.h"
 #include "core/p2p_waiter.h"
+#include "core/placement.h"
 #include "core/stream_queue.h"
 #include "core/window_tickets.h"
 #include "core/work_state.h"
@@ -50,7 +52,7 @@ class CommImpl final : public Comm {
   int size() const override { return size_; }
   std::string transport_name() const override { return transport_->name(); }
   algo::Estimate estimate(op::CollKind kind, std::size_t bytes) const override {
-    return selector_.estimate(kind, bytes, size_, caps_);
+    return selector_for(scale_).estimate(kind, bytes, size_, caps_);
   }
   Status run(op::CollKind kind, op::CollArgs args, const char* label = nullptr) override;
   Status send(const void* buf, std::size_t bytes, int peer, int tag = 0) override;
@@ -192,9 +194,25 @@ class CommImpl final : public Comm {
   // Issuing thread only.
   struct ChoiceMemo {
     std::size_t bytes = static_cast<std::size_t>(-1);
+    int scale = 1;
     algo::Choice choice{"none", nullptr, false};
   };
   std::array<ChoiceMemo, op::kNumKinds> memo_{};
+  // Placement (core/placement.h): the selector's configuration, for the selectors that
+  // price cache-line hand-offs `scale` times dearer (built on first use; issuing thread);
+  // the agreement on the scale per collective (null: off, or no shared windows); the
+  // scale of the last choice.
+  algo::SelectorConfig sel_cfg_;
+  PlacementPolicy placement_policy_;
+  std::unique_ptr<PlacementAgreement> placement_;
+  mutable std::array<std::optional<algo::Selector>, kMaxPlacementScale + 1> scaled_;
+  int scale_ = 1;
+  // The selector for `scale` (1: selector_).
+  const algo::Selector& selector_for(int scale) const;
+  // At choose(): the scale agreed for `seq` (1 without placement_).
+  int placement_scale(std::uint64_t seq);
+  // At create(): placement_ when the policy and the transport allow it.
+  void start_placement();
   std::uint32_t comm_id_ = 0;
   std::uint64_t next_seq_ = 0;
   P2pSeqs p2p_seqs_;  // point-to-point seqs per (direction, peer, tag)

@@ -2,6 +2,7 @@
 // collectives. Messages are matched by (peer, tag); different tags never mix, so
 // concurrent operations and ranks running ahead are safe.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -86,6 +87,13 @@ using RequestPtr = std::unique_ptr<Request>;
 
 // Optional: one staging window per rank that every rank maps (shared memory), so that
 // algorithms can copy in, reduce and copy out in place instead of passing messages.
+// How long a cache line written by one rank takes to reach another (SharedWindows::hand_off):
+// `now_ns` lately, `floor_ns` the least seen by this transport; 0 while unknown.
+struct HandOff {
+  double now_ns = 0;
+  double floor_ns = 0;
+};
+
 class SharedWindows {
  public:
   virtual ~SharedWindows() = default;
@@ -128,6 +136,15 @@ class SharedWindows {
   // The other direction: copies `bytes` at `local` to address `remote` of rank `rank`'s
   // process (which that rank published and will not touch until a barrier says so).
   virtual Status write_peer(int rank, const void* local, void* remote, std::size_t bytes);
+
+  // Optional: the cache-line hand-off between ranks as this rank measured it at its
+  // barriers and exchanges (zeros: not measured).
+  virtual HandOff hand_off() const { return {}; }
+  // Optional words in the shared memory for the layer above, all zero at first: one per
+  // rank (written only by that rank, read by every rank) and one common word (written only
+  // by rank 0). null: none.
+  virtual std::atomic<std::uint64_t>* rank_word(int /*rank*/) { return nullptr; }
+  virtual std::atomic<std::uint64_t>* common_word() { return nullptr; }
 };
 
 class Transport {

@@ -12,6 +12,7 @@
 
 #include "transport/engine/engine.h"
 #include "transport/shm/bells.h"
+#include "transport/shm/hand_off.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/shm_transport.h"
 #include "util/unique_fd.h"
@@ -83,6 +84,8 @@ class Engine final : public engine::Engine {
   // second for the peer to be seen lost or an abort, and returns `read_error` otherwise.
   Status single_copy_failure(int rank, Status read_error);
   std::uint64_t window_barriers() const { return win_count_.load(std::memory_order_relaxed); }
+  // The cache-line hand-off sampled at barriers and exchanges (hand_off.h).
+  transport::HandOff hand_off() const { return hand_off_.read(); }
   // This rank's bell (bells.h), armed while any thread watches it.
   int event_fd() const override { return bells_.ready() ? bells_.in.get() : -1; }
   void arm_events(bool on) override;
@@ -141,6 +144,10 @@ class Engine final : public engine::Engine {
   // Publishes nothing; waits until every rank arrived at point `target` (windows.cc).
   Status wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
                        Deadline deadline);
+  // windows.cc: at a sampled point, stamps this rank's arrival (before its arrival word);
+  // once every rank is seen there by a thread that spun for them, the hand-off sample.
+  void stamp_arrival(std::uint64_t target);
+  void sample_hand_off(std::uint64_t target);
   // Every rank arrived at `target`: kDesync unless for `tag`'s operation, or the failure
   // of a rank that aborted there.
   Status agreed(Sync kind, std::uint64_t target, const transport::Tag& tag);
@@ -179,6 +186,7 @@ class Engine final : public engine::Engine {
   engine::WaitPolicy::Config win_wait_;         // how a window barrier waits
   std::int64_t next_spread_ns_ = 0;             // spread.cc: no look before (steady clock)
   std::int64_t spread_backoff_ns_ = 0;          // spread.cc: the pause after the last move
+  HandOffMeter hand_off_;                       // windows.cc: sampled arrivals
 };
 
 }  // namespace chorus::shm

@@ -13,7 +13,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 7;
+inline constexpr std::uint32_t kSegmentVersion = 8;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -59,6 +59,14 @@ struct alignas(64) RankSlot {
   // Where this rank's process maps the segment (its own address space): a peer reading
   // the segment magic there with process_vm_readv proves single-copy reads work.
   std::atomic<std::uint64_t> map_addr{0};
+  // Steady-clock time (ns) at which this rank arrived at its latest sampled barrier or
+  // exchange (every HandOffMeter::kEvery-th of each kind; written before the arrival word):
+  // a peer that was already waiting measures how long the arrival took to reach it.
+  std::atomic<std::int64_t> arrive_ns{0};
+  // Words of the layer above (transport::SharedWindows::rank_word / common_word): written
+  // only by this rank; the common word lives in rank 0's slot. Each on its own line.
+  alignas(64) std::atomic<std::uint64_t> upper_word{0};
+  alignas(64) std::atomic<std::uint64_t> common_word{0};
   // Small-message mailboxes: exchange e uses mailbox[e % 2].
   Mailbox mailbox[2];
 };

@@ -48,6 +48,13 @@ class ShmWindows final : public transport::SharedWindows {
       return write_peer_memory(pid, name, address, local, remote, bytes);
     });
   }
+  transport::HandOff hand_off() const override { return engine_->hand_off(); }
+  std::atomic<std::uint64_t>* rank_word(int rank) override {
+    return &engine_->segment().slot(rank).upper_word;
+  }
+  std::atomic<std::uint64_t>* common_word() override {
+    return &engine_->segment().slot(0).common_word;
+  }
 
  private:
   // Runs one single-copy transfer with peer `rank`; a failure while the peer is dying

@@ -83,6 +83,7 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
   me_.win_seq[target % 2].store(tag.seq, std::memory_order_relaxed);
   me_.win_sig[target % 2].store(tag.sig, std::memory_order_relaxed);
   me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
+  stamp_arrival(target);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
   CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kWindows, target, tag, deadline));
   win_count_.store(target, std::memory_order_relaxed);
@@ -98,6 +99,7 @@ Status Engine::mailbox_exchange(const void* data, std::size_t bytes, const trans
   m.seq.store(tag.seq, std::memory_order_relaxed);
   m.sig.store(tag.sig, std::memory_order_relaxed);
   me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
+  stamp_arrival(target);
   m.stamp.store(target, std::memory_order_seq_cst);
   CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kMailbox, target, tag, deadline));
   mb_count_.store(target, std::memory_order_relaxed);
@@ -173,7 +175,10 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
     }
     return false;
   };
-  if (policy.may_spin() && spin()) return agreed(kind, target, tag);
+  if (policy.may_spin() && spin()) {
+    sample_hand_off(target);
+    return agreed(kind, target, tag);
+  }
   // The rank not there yet may be waiting for this thread's processor.
   if (behind >= 0 || !all_arrived()) spread_from(behind);
   auto start = engine::WaitPolicy::Clock::now();
@@ -184,7 +189,10 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
       if (phase == engine::WaitPolicy::Phase::kSpin) {
         // A look after every pause: one pause is 20-40 ns, a clock reading ~30 ns on a VM,
         // and an arrival is met within one pause, not within a round of them.
-        if (spin()) break;
+        if (spin()) {
+          sample_hand_off(target);
+          break;
+        }
       } else {
         ::sched_yield();
       }
@@ -212,6 +220,30 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
     }
   }
   return agreed(kind, target, tag);
+}
+
+namespace {
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void Engine::stamp_arrival(std::uint64_t target) {
+  if (HandOffMeter::sampled(target)) me_.arrive_ns.store(steady_ns(), std::memory_order_relaxed);
+}
+
+// Called right after a spin saw the last rank arrive. The sample counts only when this
+// rank stamped before every other rank (it was waiting, not arriving late).
+void Engine::sample_hand_off(std::uint64_t target) {
+  if (!HandOffMeter::sampled(target)) return;
+  const std::int64_t seen = steady_ns();
+  const std::int64_t mine = me_.arrive_ns.load(std::memory_order_relaxed);
+  std::int64_t last = 0;
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) last = std::max(last, seg_.slot(r).arrive_ns.load(std::memory_order_relaxed));
+  if (mine < last) hand_off_.add(seen - last);
 }
 
 Status Engine::agreed(Sync kind, std::uint64_t target, const transport::Tag& tag) {

@@ -1,0 +1,40 @@
+// HandOffMeter: how long a cache line written by one rank takes to reach another, now and
+// at its best, sampled at no extra synchronisation. Every kEvery-th window barrier and
+// mailbox exchange, every rank stamps its arrival time (steady clock) next to its arrival
+// word; a rank that was already waiting when the last rank arrived measures from that
+// stamp to the moment it saw the arrival. The figure is an upper bound of the line's
+// one-way trip (it includes a pause and a clock reading) whose changes follow where the
+// host runs the ranks' processors: on this project's 2-vCPU guests 60-110 ns while the two
+// share a last-level cache, 250-400 ns while they do not (docs/PERFORMANCE.md, session 21).
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "transport/transport.h"
+
+namespace chorus::shm {
+
+class HandOffMeter {
+ public:
+  static constexpr std::uint64_t kEvery = 8;  // sampled points: target % kEvery == 0
+  static constexpr int kBatch = 9;            // samples per published median
+  static constexpr std::int64_t kMaxNs = 20000;  // longer: the waiter was not looking
+
+  static bool sampled(std::uint64_t target) { return target % kEvery == 0; }
+  // One sample (ns). Callers are serialised by the ticket order of the operations that
+  // synchronise (a sample racing another is dropped, never torn).
+  void add(std::int64_t ns);
+  // The median of the latest complete batch and the least such median so far (0, 0: no
+  // batch yet).
+  transport::HandOff read() const;
+
+ private:
+  std::atomic<bool> busy_{false};
+  std::array<std::int64_t, kBatch> batch_{};
+  int filled_ = 0;
+  std::atomic<std::int64_t> now_ns_{0};
+  std::atomic<std::int64_t> floor_ns_{0};
+};
+
+}  // namespace chorus::shm
