@@ -35,6 +35,7 @@ std::string bad_value(const config::ParamDesc& p) {
   static const std::map<std::string, std::string> strings = {
       {"CHORUS_ALGO", "all_reduce:no_such_algo"},
       {"CHORUS_COST_MODEL", "no_such_collective"},
+      {"CHORUS_PLACEMENT", "far"},
   };
   switch (p.type) {
     case ParamType::kInt: return "twelve";

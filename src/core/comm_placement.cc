@@ -2,6 +2,7 @@
 // and the selector that prices hand-offs at it.
 #include "algo/cost_model.h"
 #include "core/comm_impl.h"
+#include "diag/log.h"
 
 namespace chorus::core {
 
@@ -22,7 +23,15 @@ int CommImpl::placement_scale(std::uint64_t seq) {
     wanted = placement_policy_.mode == PlacementPolicy::Mode::kFixed
                  ? placement_policy_.fixed_scale
                  : wanted_scale(transport_->shared_windows()->hand_off(), scale_);
+  const std::uint64_t confirmed = placement_->confirmed();
   scale_ = placement_->scale_for(seq, wanted, Deadline::after(cfg_.timeout));
+  if (placement_->confirmed() != confirmed) {
+    const transport::HandOff h = transport_->shared_windows()->hand_off();
+    CHORUS_LOG(INFO, Coll,
+               "comm %u: cache-line hand-off %.0f ns (best %.0f): hand-offs priced x%d from "
+               "shortly after seq %llu on",
+               comm_id_, h.now_ns, h.floor_ns, wanted, static_cast<unsigned long long>(seq));
+  }
   return scale_;
 }
 

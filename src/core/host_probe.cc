@@ -414,14 +414,22 @@ algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams&
 }
 
 std::string host_key() {
-  std::string model = "unknown";
+  // The model name alone does not tell processor generations apart under a hypervisor
+  // ("AMD EPYC" on family 25 and 26 alike): family and model number go with it.
+  std::string model = "unknown", family, number;
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
     const std::size_t colon = line.find(':');
-    if (colon != std::string::npos) model = line.substr(line.find_first_not_of(' ', colon + 1));
-    break;
+    if (colon == std::string::npos) continue;
+    const std::size_t at = line.find_first_not_of(' ', colon + 1);
+    const std::string value = at == std::string::npos ? "" : line.substr(at);
+    const std::string name = line.substr(0, line.find_first_of("\t:"));
+    if (name == "model name") model = value;
+    else if (name == "cpu family") family = value;
+    else if (name == "model") number = value;
+    if (model != "unknown" && !family.empty() && !number.empty()) break;
   }
+  if (!family.empty() || !number.empty()) model += " (family " + family + " model " + number + ")";
   utsname u{};
   const std::string kernel = ::uname(&u) == 0 ? u.release : "unknown";
   return model + "|" + std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)) + "|" + kernel;

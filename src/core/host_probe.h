@@ -32,7 +32,8 @@ bool quiet_probe(const std::vector<int>& runnable, int cpus, int missed = 0);
 // latencies (load only ever slows a figure down); the sizes and processors of `now`.
 algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams& now);
 
-// "CPU model|processors|kernel release": what the tuning cache is keyed by.
+// "CPU model (family F model M)|processors|kernel release": what the tuning cache is
+// keyed by.
 std::string host_key();
 
 }  // namespace chorus::core
