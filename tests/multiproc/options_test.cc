@@ -4,6 +4,7 @@
 // kInvalidArgument naming it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -89,6 +90,45 @@ TEST(Options, SmallBytesMovesTheRulesThreshold) {
   EXPECT_TRUE(all_ok(RankRunner::run(2, rule("ring"), kDeadline, o)));
   o.options.small_bytes = std::size_t{4} << 20;
   EXPECT_TRUE(all_ok(RankRunner::run(2, rule("rd"), kDeadline, o)));
+}
+
+// String (Options::placement): a fixed factor reaches every rank at one agreed operation;
+// from then on the selector prices the cache-line hand-offs (ring, staged streams) that
+// much dearer, every rank runs the same algorithm, and the results stay right.
+TEST(Options, PlacementFactorReachesEveryRank) {
+  RunOptions o;
+  o.options.placement = "16";
+  auto r = RankRunner::run(
+      2,
+      [](Communicator& comm) {
+        auto ring_us = [&] {
+          for (const auto& [name, us] :
+               comm.estimate("all_gather", 64 * 1024, DataType::kFloat32).candidates)
+            if (name == "ring") return us;
+          return -1.0;
+        };
+        const double before = ring_us();
+        const int n = comm.size();
+        std::vector<float> mine(64 * 1024), all(mine.size() * n);
+        for (int i = 0; i < 20; ++i) {
+          std::fill(mine.begin(), mine.end(), static_cast<float>(comm.rank() + i));
+          comm.all_gather(mine.data(), all.data(), mine.size(), DataType::kFloat32);
+          for (int k = 0; k < n; ++k)
+            check(all[k * mine.size() + 7] == static_cast<float>(k + i), "wrong all_gather");
+        }
+        const double after = ring_us();
+        check(before > 0 && after > 4 * before,
+              "ring priced " + std::to_string(before) + " then " + std::to_string(after) + " us");
+        const std::string algo = comm.estimate("all_gather", 64 * 1024, DataType::kFloat32).algo;
+        const std::string rec = comm.flight_record();
+        check(count(rec, "algo=" + algo + " state=done") >= 5,
+              "the last all_gathers should run " + algo + ":\n" + rec);
+      },
+      kDeadline, o);
+  EXPECT_TRUE(all_ok(r));
+  o.options.placement = "sometimes";
+  auto bad = RankRunner::run(2, [](Communicator&) {}, kDeadline, o);
+  EXPECT_FALSE(all_ok(bad));
 }
 
 // String (Options::algo): the algorithm override.

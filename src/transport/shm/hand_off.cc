@@ -11,7 +11,14 @@ void HandOffMeter::add(std::int64_t ns) {
   if (filled_ == kBatch) {
     filled_ = 0;
     std::nth_element(batch_.begin(), batch_.begin() + kBatch / 2, batch_.end());
-    const std::int64_t median = batch_[kBatch / 2];
+    medians_[batches_++ % 3] = batch_[kBatch / 2];
+    if (batches_ < 3) {
+      busy_.store(false, std::memory_order_release);
+      return;
+    }
+    std::array<std::int64_t, 3> m = medians_;
+    std::sort(m.begin(), m.end());
+    const std::int64_t median = m[1];
     now_ns_.store(median, std::memory_order_relaxed);
     const std::int64_t low = floor_ns_.load(std::memory_order_relaxed);
     if (low == 0 || median < low) floor_ns_.store(median, std::memory_order_relaxed);

@@ -19,20 +19,24 @@ class HandOffMeter {
  public:
   static constexpr std::uint64_t kEvery = 8;  // sampled points: target % kEvery == 0
   static constexpr int kBatch = 9;            // samples per published median
-  static constexpr std::int64_t kMaxNs = 20000;  // longer: the waiter was not looking
+  // Longer is not a hand-off (a line crosses between any two cores of a server in well
+  // under 1 us): the waiter lost its processor meanwhile.
+  static constexpr std::int64_t kMaxNs = 2000;
 
   static bool sampled(std::uint64_t target) { return target % kEvery == 0; }
   // One sample (ns). Callers are serialised by the ticket order of the operations that
   // synchronise (a sample racing another is dropped, never torn).
   void add(std::int64_t ns);
-  // The median of the latest complete batch and the least such median so far (0, 0: no
-  // batch yet).
+  // `now_ns`: the middle of the latest three batch medians (one batch spoilt by a
+  // preemption does not count); `floor_ns`: the least such figure so far (0, 0: none yet).
   transport::HandOff read() const;
 
  private:
   std::atomic<bool> busy_{false};
   std::array<std::int64_t, kBatch> batch_{};
   int filled_ = 0;
+  std::array<std::int64_t, 3> medians_{};
+  int batches_ = 0;
   std::atomic<std::int64_t> now_ns_{0};
   std::atomic<std::int64_t> floor_ns_{0};
 };
