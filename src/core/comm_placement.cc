@@ -24,7 +24,7 @@ int CommImpl::placement_scale(std::uint64_t seq) {
                  ? placement_policy_.fixed_scale
                  : wanted_scale(transport_->shared_windows()->hand_off(), scale_);
   const std::uint64_t confirmed = placement_->confirmed();
-  scale_ = placement_->scale_for(seq, wanted, Deadline::after(cfg_.timeout));
+  scale_ = placement_->scale_for(seq, wanted, cfg_.timeout);
   if (placement_->confirmed() != confirmed) {
     const transport::HandOff h = transport_->shared_windows()->hand_off();
     CHORUS_LOG(INFO, Coll,

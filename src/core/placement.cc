@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "util/deadline.h"
 #include "util/spin_lock.h"
 #include "util/strings.h"
 
@@ -65,20 +67,23 @@ PlacementAgreement::PlacementAgreement(int rank, std::vector<std::atomic<std::ui
                                        std::atomic<std::uint64_t>* common)
     : rank_(rank), words_(std::move(rank_words)), common_(common) {}
 
-int PlacementAgreement::scale_for(std::uint64_t seq, int wanted, Deadline deadline) {
+int PlacementAgreement::scale_for(std::uint64_t seq, int wanted,
+                                  std::chrono::milliseconds timeout) {
   words_[rank_]->store(seq + 1, std::memory_order_seq_cst);
   if (rank_ == 0) {
     propose(seq, wanted);
     const Word w = decode(common_->load(std::memory_order_relaxed));
     return seq >= w.from ? settled(w) : w.old_scale;
   }
+  std::optional<Deadline> deadline;  // from the first look at a pending proposal
   for (unsigned spins = 0;; ++spins) {
     const Word w = decode(common_->load(std::memory_order_seq_cst));
     if (seq < w.from) return w.old_scale;
     if (w.state != kPending) return settled(w);
     // Rank 0 is between its proposal and its check (a few loads): wait, bounded.
+    if (!deadline) deadline = Deadline::after(timeout);
     if (spins % 64 == 63) {
-      if (deadline.expired()) return w.old_scale;
+      if (deadline->expired()) return w.old_scale;
       std::this_thread::yield();
     } else {
       util::cpu_pause();

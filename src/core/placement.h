@@ -8,20 +8,20 @@
 //
 // Agreement (PlacementAgreement): every rank stores its collective's seq + 1 in its shared
 // word, then reads the common word, whenever it chooses an algorithm. Rank 0 proposes "scale k
-// from seq S on" (S beyond every rank's issued count) as pending, then reads every rank's
-// issued count: if no rank has reached S it confirms, else it cancels. Both sides store
-// before they load (sequentially consistent), so a rank that issues seq >= S either was
+// from seq S on" (S beyond every rank's word) as pending, then reads every rank's word
+// again: if no rank has reached S it confirms, else it cancels. Both sides store before
+// they load (sequentially consistent), so a rank that chooses for seq >= S either was
 // seen by rank 0 (cancelled) or sees the proposal (and waits for its resolution while
 // pending). Rank 0 proposes again only once every rank has chosen a seq >= the last S, so a
 // common word (S, old scale, new scale, state) describes every seq a rank can still choose.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "transport/transport.h"
-#include "util/deadline.h"
 
 namespace chorus::core {
 
@@ -49,9 +49,9 @@ class PlacementAgreement {
   // When a collective's algorithm is chosen, in increasing `seq` order (program order;
   // a group's at its end, still in order). Rank 0 first proposes `wanted` when it differs
   // from the scale in force (0: no wish). Returns the scale every rank uses for `seq`.
-  // While a proposal covering `seq` is pending it waits for rank 0 until `deadline`, then
-  // keeps the old scale.
-  int scale_for(std::uint64_t seq, int wanted, Deadline deadline);
+  // While a proposal covering `seq` is pending it waits for rank 0 up to `timeout` (the
+  // clock is read only then), then keeps the old scale.
+  int scale_for(std::uint64_t seq, int wanted, std::chrono::milliseconds timeout);
   // Proposals rank 0 made and confirmed (tests, statistics).
   std::uint64_t confirmed() const { return confirmed_; }
 

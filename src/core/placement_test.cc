@@ -73,7 +73,7 @@ std::vector<std::vector<int>> run(World& w, int n, int count, int slack, Wanted 
         done[r].store(s);
         scales[r][s] = agreements[r]->scale_for(static_cast<std::uint64_t>(s),
                                                 r == 0 ? wanted(s) : 0,
-                                                Deadline::after(milliseconds(20000)));
+                                                milliseconds(20000));
       }
     });
   }
@@ -116,7 +116,7 @@ TEST(PlacementTest, EverySeqGetsOneScaleOnEveryRank) {
 TEST(PlacementTest, ASwitchLandsAheadOfEveryRankAndWaitsForTheLast) {
   World w(2);
   PlacementAgreement zero(0, w.ptrs, &w.common), one(1, w.ptrs, &w.common);
-  const Deadline d = Deadline::after(milliseconds(1000));
+  const milliseconds d(1000);
   EXPECT_EQ(one.scale_for(0, 0, d), 1);
   EXPECT_EQ(one.scale_for(1, 0, d), 1);
   EXPECT_EQ(zero.scale_for(0, 5, d), 1);  // proposes 5 from seq 2 + 4 on

@@ -11,17 +11,16 @@ void HandOffMeter::add(std::int64_t ns) {
   if (filled_ == kBatch) {
     filled_ = 0;
     std::nth_element(batch_.begin(), batch_.begin() + kBatch / 2, batch_.end());
-    medians_[batches_++ % 3] = batch_[kBatch / 2];
-    if (batches_ < 3) {
-      busy_.store(false, std::memory_order_release);
-      return;
+    medians_[next_median_] = batch_[kBatch / 2];
+    next_median_ = (next_median_ + 1) % 3;
+    if (batches_ < 3) ++batches_;
+    if (batches_ == 3) {
+      std::array<std::int64_t, 3> m = medians_;
+      std::sort(m.begin(), m.end());
+      now_ns_.store(m[1], std::memory_order_relaxed);
+      const std::int64_t low = floor_ns_.load(std::memory_order_relaxed);
+      if (low == 0 || m[1] < low) floor_ns_.store(m[1], std::memory_order_relaxed);
     }
-    std::array<std::int64_t, 3> m = medians_;
-    std::sort(m.begin(), m.end());
-    const std::int64_t median = m[1];
-    now_ns_.store(median, std::memory_order_relaxed);
-    const std::int64_t low = floor_ns_.load(std::memory_order_relaxed);
-    if (low == 0 || median < low) floor_ns_.store(median, std::memory_order_relaxed);
   }
   busy_.store(false, std::memory_order_release);
 }

@@ -35,8 +35,9 @@ class HandOffMeter {
   std::atomic<bool> busy_{false};
   std::array<std::int64_t, kBatch> batch_{};
   int filled_ = 0;
-  std::array<std::int64_t, 3> medians_{};
-  int batches_ = 0;
+  std::array<std::int64_t, 3> medians_{};  // the latest three batch medians
+  int next_median_ = 0;                     // where the next one goes
+  int batches_ = 0;                         // complete batches, up to 3
   std::atomic<std::int64_t> now_ns_{0};
   std::atomic<std::int64_t> floor_ns_{0};
 };
