@@ -193,6 +193,25 @@ TEST(CostModel, GrowsWithSize) {
   }
 }
 
+// Single copy's all_gather and all_to_all (out of place, as chosen for) copy the rank's own
+// block besides reading the others': its time follows the copy rate too, by one block's
+// copy (in cache at 64 KiB per block, out of cache at 4 MiB).
+TEST(CostModel, SingleCopyBlocksCopyTheirOwnBlock) {
+  CostParams fast = params(4), slow = params(4);
+  slow.copy_bw_cache = fast.copy_bw_cache / 2;
+  slow.copy_bw_mem = fast.copy_bw_mem / 2;
+  for (CollKind k : {CollKind::kAllGather, CollKind::kAllToAll})
+    for (double s : {double(64 << 10), double(4 << 20)}) {
+      const std::size_t bytes = static_cast<std::size_t>(s);
+      const double own = s / (s <= fast.cache_bytes ? slow.copy_bw_cache : slow.copy_bw_mem) -
+                         s / (s <= fast.cache_bytes ? fast.copy_bw_cache : fast.copy_bw_mem);
+      EXPECT_NEAR(predict_us(slow, k, "single_copy", bytes, 4, kShm) -
+                      predict_us(fast, k, "single_copy", bytes, 4, kShm),
+                  own, 1e-6 * own)
+          << to_string(k) << " " << bytes;
+    }
+}
+
 // Small all_reduce: one barrier (shm) beats two (shm_direct) and three (single_copy);
 // large: single copy moves the fewest bytes.
 TEST(CostModel, AllReduceCrossovers) {

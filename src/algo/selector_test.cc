@@ -272,6 +272,7 @@ CostParams cheap_reads() {
   p.peer_read_bw = 1e9;
   p.peer_read_us = 1e-6;
   p.copy_bw_cache = p.copy_bw_mem = 1;  // and staging copies cost a lot
+  p.stage_bw = p.ring_bw = p.exchange_bw = 1;
   return p;
 }
 
