@@ -6,8 +6,8 @@
 //   broadcast: the others read the root's buffer (a root in place also writes the
 //     last 1/n into theirs, so no core idles).                            2 barriers
 //   all_gather: every rank reads the others' send buffers.                 2 barriers
-//   all_to_all: rank r reads block r of every other rank's send buffer; in
-//     place, the staged exchange (shm_all_to_all) runs instead.            2 barriers
+//   all_to_all: rank r reads block r of every other rank's send buffer
+//     (a rank working in place first copies its send buffer aside).        2 barriers
 //   reduce_scatter: rank r reads block r of the others' send buffers chunk by chunk
 //     into a cache-sized scratch and reduces (own block first, then the others in rank
 //     order) into recv; aside first when recv is the start of the send buffer, which
@@ -163,15 +163,11 @@ Status single_copy_all_gather(transport::Transport& t, const CollArgs& a) {
 
 Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a) {
   transport::SharedWindows* w = single_copy_windows(t);
-  // In place, peers would read blocks this rank overwrites. Setting the buffer aside
-  // (a copy, and as much memory again) or swapping it in rounds of pieces (a barrier per
-  // round) both measured 2-4x slower than the staged exchange, which takes in-place
-  // buffers as they come (docs/PERFORMANCE.md, session 22).
-  if (w == nullptr || a.send == a.recv) return shm_all_to_all(t, a);
+  if (w == nullptr) return shm_all_to_all(t, a);
   const std::size_t bytes = a.count * elem_bytes(a);
   const std::size_t total = bytes * static_cast<std::size_t>(t.size());
   const char* src = static_cast<const char*>(a.send);
-  // Overlapping but distinct buffers: the peers read a copy of the send buffer.
+  // In place, peers would read blocks this rank overwrites: they read a copy instead.
   std::unique_ptr<char[]> aside;
   if (overlaps(src, total, a.recv, total)) {
     aside.reset(new char[total]);
