@@ -246,7 +246,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   if (a == "shm" && c.running())  // its own block, then the exchange of the others
     return c.chunks(all) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
   if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + c.copy(all, all);
-  if (a == "single_copy") return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, n - 1);
+  if (a == "single_copy")  // its own block copied; half of each pair read, half written
+    return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, 2 * (n - 1));
   if (a == "pairwise")
     return MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
   return -1;

@@ -6,8 +6,8 @@
 //   broadcast: the others read the root's buffer (a root in place also writes the
 //     last 1/n into theirs, so no core idles).                            2 barriers
 //   all_gather: every rank reads the others' send buffers.                 2 barriers
-//   all_to_all: rank r reads block r of every other rank's send buffer
-//     (a rank working in place first copies its send buffer aside).        2 barriers
+//   all_to_all: each pair of ranks swaps its two blocks, half the bytes moved by
+//     each (read the peer's, write its own: write_peer, process_vm_writev).  2 barriers
 //   reduce_scatter: rank r reads block r of the others' send buffers chunk by chunk
 //     into a cache-sized scratch and reduces (own block first, then the others in rank
 //     order) into recv; aside first when recv is the start of the send buffer, which
@@ -30,9 +30,9 @@ namespace chorus::algo {
 
 namespace {
 
-// Bytes read from a peer per reduction step: the scratch buffer stays in the core's cache
-// while it is reduced.
-constexpr std::size_t kReduceChunkBytes = 128 << 10;
+// Bytes read from a peer per reduction step (or per step of an in-place all_to_all's
+// swap): the scratch buffer stays in the core's cache meanwhile.
+constexpr std::size_t kScratchBytes = 128 << 10;
 
 transport::SharedWindows* single_copy_windows(transport::Transport& t) {
   transport::SharedWindows* w = usable_windows(t, 64);
@@ -57,9 +57,9 @@ char* published(transport::SharedWindows& w, int rank, std::uint64_t b, int i) {
   return reinterpret_cast<char*>(static_cast<std::uintptr_t>(published_word(w, rank, b, i)));
 }
 
-// Per-thread scratch for reductions (kReduceChunkBytes).
-char* reduce_scratch() {
-  thread_local std::unique_ptr<char[]> buf(new char[kReduceChunkBytes]);
+// Per-thread scratch (kScratchBytes).
+char* scratch() {
+  thread_local std::unique_ptr<char[]> buf(new char[kScratchBytes]);
   return buf.get();
 }
 
@@ -81,8 +81,8 @@ Status reduce_from_peers(transport::SharedWindows& w, int r, const std::vector<c
                          const CollArgs& a) {
   const int n = static_cast<int>(srcs.size());
   const std::size_t esz = elem_bytes(a);
-  const std::size_t chunk = kReduceChunkBytes / esz;
-  char* tmp = reduce_scratch();
+  const std::size_t chunk = kScratchBytes / esz;
+  char* tmp = scratch();
   for (std::size_t first = 0; first < count; first += chunk) {
     const std::size_t cnt = count - first < chunk ? count - first : chunk;
     const std::size_t at = first * esz;
@@ -102,26 +102,6 @@ Status reduce_from_peers(transport::SharedWindows& w, int r, const std::vector<c
 bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
-}
-
-// all_gather and all_to_all: publishes `src`; after the barrier rank r fills block j of
-// recv (a.count elements) with the block at byte `off` of rank j's `src` (its own by a
-// local copy, the others' by reads starting after r, so the ranks spread their reads);
-// a last barrier keeps every `src` in place until all are done.
-Status gather_blocks(transport::SharedWindows& w, transport::Transport& t, const CollArgs& a,
-                     const char* src, std::size_t off) {
-  const int n = t.size(), r = t.rank();
-  const std::size_t bytes = a.count * elem_bytes(a);
-  auto* recv = static_cast<char*>(a.recv);
-  const std::uint64_t b = w.barriers();
-  publish(w, r, b, word_of(src));
-  CHORUS_RETURN_IF_ERROR(w.barrier(a.tag(0), a.deadline));
-  copy_if_distinct(recv + r * bytes, src + off, bytes);
-  for (int i = 1; i < n; ++i) {
-    const int j = (r + i) % n;
-    CHORUS_RETURN_IF_ERROR(w.read_peer(j, published(w, j, b, 0) + off, recv + j * bytes, bytes));
-  }
-  return w.barrier(a.tag(1), a.deadline);
 }
 
 }  // namespace
@@ -155,26 +135,74 @@ Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
   return w->barrier(a.tag(1), a.deadline);
 }
 
+// Rank r publishes its send buffer; after the barrier it fills block j of recv with
+// rank j's send buffer (its own by a local copy, the others' by reads starting after r,
+// so the ranks spread their reads); a last barrier keeps every send buffer in place.
 Status single_copy_all_gather(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
   transport::SharedWindows* w = single_copy_windows(t);
   if (w == nullptr) return shm_all_gather(t, a);
-  return gather_blocks(*w, t, a, static_cast<const char*>(a.send), 0);
+  const std::size_t bytes = a.count * elem_bytes(a);
+  auto* recv = static_cast<char*>(a.recv);
+  const std::uint64_t b = w->barriers();
+  publish(*w, r, b, word_of(a.send));
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  copy_if_distinct(recv + r * bytes, a.send, bytes);
+  for (int i = 1; i < n; ++i) {
+    const int j = (r + i) % n;
+    CHORUS_RETURN_IF_ERROR(w->read_peer(j, published(*w, j, b, 0), recv + j * bytes, bytes));
+  }
+  return w->barrier(a.tag(1), a.deadline);
 }
 
 Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a) {
+  const int n = t.size(), r = t.rank();
   transport::SharedWindows* w = single_copy_windows(t);
   if (w == nullptr) return shm_all_to_all(t, a);
   const std::size_t bytes = a.count * elem_bytes(a);
-  const std::size_t total = bytes * static_cast<std::size_t>(t.size());
-  const char* src = static_cast<const char*>(a.send);
-  // In place, peers would read blocks this rank overwrites: they read a copy instead.
+  const std::size_t total = bytes * static_cast<std::size_t>(n);
+  const char* send = static_cast<const char*>(a.send);
+  auto* recv = static_cast<char*>(a.recv);
+  // A receive buffer overlapping the send buffer other than exactly (in place) would let
+  // peers' writes land on blocks not yet moved: this rank's blocks move from a copy.
   std::unique_ptr<char[]> aside;
-  if (overlaps(src, total, a.recv, total)) {
+  if (send != recv && overlaps(send, total, recv, total)) {
     aside.reset(new char[total]);
-    std::memcpy(aside.get(), src, total);
-    src = aside.get();
+    std::memcpy(aside.get(), send, total);
+    send = aside.get();
   }
-  return gather_blocks(*w, t, a, src, static_cast<std::size_t>(t.rank()) * bytes);
+  const std::uint64_t b = w->barriers();
+  publish(*w, r, b, word_of(send), word_of(recv));
+  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  copy_if_distinct(recv + r * bytes, send + r * bytes, bytes);
+  // Ranks r and j swap block j of r's send buffer with block r of j's: the lower rank
+  // moves both ways the first half of the bytes, the higher rank the second half. Every
+  // byte range of a pair is read and written by one process, so a rank in place loses
+  // nothing it still owes (it reads the peer's part first, then writes its own, then
+  // stores what it read), whatever the other ranks' placement: one protocol for all.
+  const std::size_t half = bytes / 2 / 64 * 64;
+  for (int i = 1; i < n; ++i) {
+    const int j = (r + i) % n;
+    const std::size_t lo = r < j ? 0 : half, len = r < j ? half : bytes - half;
+    if (len == 0) continue;
+    const char* their_send = published(*w, j, b, 0) + static_cast<std::size_t>(r) * bytes + lo;
+    char* their_recv = published(*w, j, b, 1) + static_cast<std::size_t>(r) * bytes + lo;
+    const char* mine = send + static_cast<std::size_t>(j) * bytes + lo;
+    char* into = recv + static_cast<std::size_t>(j) * bytes + lo;
+    if (mine != into) {
+      CHORUS_RETURN_IF_ERROR(w->read_peer(j, their_send, into, len));
+      CHORUS_RETURN_IF_ERROR(w->write_peer(j, mine, their_recv, len));
+      continue;
+    }
+    char* tmp = scratch();
+    for (std::size_t at = 0; at < len; at += kScratchBytes) {
+      const std::size_t c = len - at < kScratchBytes ? len - at : kScratchBytes;
+      CHORUS_RETURN_IF_ERROR(w->read_peer(j, their_send + at, tmp, c));
+      CHORUS_RETURN_IF_ERROR(w->write_peer(j, mine + at, their_recv + at, c));
+      std::memcpy(into + at, tmp, c);
+    }
+  }
+  return w->barrier(a.tag(1), a.deadline);
 }
 
 Status single_copy_reduce_scatter(transport::Transport& t, const CollArgs& a) {
