@@ -219,12 +219,13 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     return -1;
   }
   if (k == CollKind::kReduceScatter) {
-    // Every rank a processor: its blocks for the others into its window, then the
-    // exchange of its own block's parts (read from the peers' windows at the staged
-    // exchange's rate), each part reduced as it comes (its own from private memory).
+    // Every rank a processor: the staged exchange's pattern (its blocks for the others
+    // into its window, its own block's parts read out of the peers' windows; the probe's
+    // exchange rate covers both copies), except that each part read is reduced with its
+    // own (from private memory) instead of copied: the reduction's excess over a copy.
     if (a == "shm" && c.running())
-      return c.chunks(all) * c.barrier() + c.copy((n - 1) * s, all) +
-             (n - 1) * (s / c.p.exchange_bw + c.reduce(s, all));
+      return c.chunks(all) * c.barrier() +
+             (n - 1) * (s / c.p.exchange_bw + std::max(0.0, c.reduce(s, all) - c.copy(s, all)));
     if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + (n - 1) * c.reduce(s, all);
     if (a == "single_copy")
       return 2 * c.barrier() + c.peer_read((n - 1) * s, (n - 1) * std::ceil(s / kScratch)) +

@@ -212,6 +212,33 @@ TEST(CostModel, SingleCopyBlocksCopyTheirOwnBlock) {
     }
 }
 
+// The staged reduce_scatter with a processor per rank is the staged exchange's pattern
+// (its rate covers the copy into the window and the read out of the peer's) with each
+// part read reduced instead of copied: where reducing costs what copying does, the copy
+// and reduction rates drop out of its time, however slow both are.
+TEST(CostModel, StagedReduceScatterPaysTheReductionsExcessOverTheExchange) {
+  CostParams fast = params(4);
+  fast.reduce_bw_cache = fast.copy_bw_cache;
+  fast.reduce_bw_mem = fast.copy_bw_mem;
+  CostParams slow = fast;
+  for (double* bw : {&slow.copy_bw_cache, &slow.copy_bw_mem, &slow.reduce_bw_cache,
+                     &slow.reduce_bw_mem})
+    *bw /= 4;
+  for (std::size_t bytes : {std::size_t(64) << 10, std::size_t(4) << 20}) {
+    const double f = predict_us(fast, CollKind::kReduceScatter, "shm", bytes, 4, kShm);
+    EXPECT_GT(f, 0);
+    EXPECT_NEAR(predict_us(slow, CollKind::kReduceScatter, "shm", bytes, 4, kShm), f, 1e-9 * f)
+        << bytes;
+  }
+  // A reduction slower than a copy adds its excess, once per peer's part.
+  CostParams dear = fast;
+  dear.reduce_bw_cache = fast.copy_bw_cache / 2;
+  const double s = 64 << 10;
+  EXPECT_NEAR(predict_us(dear, CollKind::kReduceScatter, "shm", 64 << 10, 4, kShm) -
+                  predict_us(fast, CollKind::kReduceScatter, "shm", 64 << 10, 4, kShm),
+              3 * s / fast.copy_bw_cache, 1e-6 * s);
+}
+
 // Small all_reduce: one barrier (shm) beats two (shm_direct) and three (single_copy);
 // large: single copy moves the fewest bytes.
 TEST(CostModel, AllReduceCrossovers) {

@@ -1,7 +1,8 @@
 // The tuning cache and its agreement (tuning.h). The file (docs/CONFIG.md, "Tuning file"):
 //   {"version": 1,
 //    "hosts": {"<CPU model>|<processors>|<kernel release>":
-//                {"params": {"sync_us": 0.21, ...}, "probe_ms": 31.5, "quiet": true}},
+//                {"params": {"sync_us": 0.21, ...}, "probe_ms": 31.5, "quiet": true,
+//                 "probe": 2}},
 //    "table": [{"op": "all_reduce", "ranks": 2, "lo": 0, "hi": 65536, "algo": "shm"}]}
 #include "core/tuning.h"
 
@@ -93,7 +94,8 @@ enum class Entry { kNone, kProvisional, kQuiet };
 Entry host_entry(const json& doc, const std::string& key, algo::CostParams& out) {
   if (!doc.is_object() || !doc.contains("hosts") || !doc["hosts"].is_object() ||
       !doc["hosts"].contains(key) || !doc["hosts"][key].is_object() ||
-      !params_from_json(doc["hosts"][key].value("params", json()), out))
+      !params_from_json(doc["hosts"][key].value("params", json()), out) ||
+      doc["hosts"][key].value("probe", json()) != json(kProbeRevision))
     return Entry::kNone;
   const json quiet = doc["hosts"][key].value("quiet", json());
   return quiet.is_boolean() && quiet.get<bool>() ? Entry::kQuiet : Entry::kProvisional;
@@ -148,7 +150,8 @@ algo::CostParams cached_params(const std::string& path, std::vector<algo::Select
   if (path == "none") return p;
   doc["version"] = 1;
   if (!doc.contains("hosts") || !doc["hosts"].is_object()) doc["hosts"] = json::object();
-  doc["hosts"][key] = json{{"params", params_json(p)}, {"probe_ms", ms}, {"quiet", quiet}};
+  doc["hosts"][key] =
+      json{{"params", params_json(p)}, {"probe_ms", ms}, {"quiet", quiet}, {"probe", kProbeRevision}};
   if (!write_atomically(path, doc))
     warn_once("tuning file " + path + " could not be written: the probe will run again");
   return p;

@@ -40,10 +40,12 @@ std::string read(const std::string& path) {
 
 // A tuning file whose entry for this host has `params_json`; `quiet` is the entry's
 // "quiet" field as JSON text (empty: no such field, as written before it existed).
+// `probe` the entry's probe revision.
 std::string file_with(const std::string& params_json, const std::string& extra = "",
-                      const std::string& quiet = "true") {
+                      const std::string& quiet = "true", int probe = kProbeRevision) {
   return "{\"version\": 1, \"hosts\": {\"" + host_key() + "\": {\"params\": " + params_json +
-         (quiet.empty() ? "" : ", \"quiet\": " + quiet) + "}}" + extra + "}";
+         (quiet.empty() ? "" : ", \"quiet\": " + quiet) +
+         ", \"probe\": " + std::to_string(probe) + "}}" + extra + "}";
 }
 
 std::string params_json(double sync_us, double copy_bw_mem = 6000) {
@@ -137,6 +139,22 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   EXPECT_DOUBLE_EQ(m.net_sync_us, 9);
   EXPECT_EQ(m.cpus, 4);
   EXPECT_DOUBLE_EQ(m.cache_bytes, 512 << 10);
+}
+
+// An entry an older probe wrote (another revision of its methods, or none recorded) is
+// measured again from scratch, not merged, and rewritten with this revision.
+TEST(Tuning, EntryOfAnotherProbeRevisionIsMeasuredAgain) {
+  for (int probe : {0, kProbeRevision - 1, kProbeRevision + 1}) {
+    TempDir d;
+    const std::string f = d.path + "/tuning.json";
+    write(f, file_with(params_json(123), "", "true", probe));
+    auto t = local_tuning(f, "");
+    ASSERT_TRUE(t.has_value()) << t.status().to_string();
+    EXPECT_TRUE(t->cost.measured) << probe;
+    EXPECT_LT(t->cost.sync_us, 123) << probe;
+    const std::string now = read(f);
+    EXPECT_NE(now.find("\"probe\": " + std::to_string(kProbeRevision)), std::string::npos) << now;
+  }
 }
 
 TEST(Tuning, MissingOrCorruptFileIsMeasuredAndWritten) {
