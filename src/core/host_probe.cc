@@ -340,7 +340,7 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
   // each 4 KiB page): a huge-page source would flatter single copy. It is written, then
   // flushed from the caches before each timed read (evict_from_caches): a peer's buffer
   // is not in the reader's cache, and a source the reader had just written itself read
-  // 1.1-1.7x faster than one in memory on AMD EPYC family 26 (docs/PERFORMANCE.md, session 23).
+  // 1.1-1.5x faster than one in memory on AMD EPYC family 26 (docs/PERFORMANCE.md, session 23).
   constexpr std::size_t kPeer = 1 << 20;
   void* src = ::mmap(nullptr, kPeer, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (src != MAP_FAILED) {
