@@ -129,18 +129,25 @@ void Segment::populate(int rank) const {
   const int n = nranks();
   const std::uint64_t span = ring_span(ring_bytes());
   if (2 * static_cast<std::uint64_t>(n > 0 ? n - 1 : 0) * span > kPopulateBytes) return;
-  auto fault_in = [](void* from, std::uint64_t bytes) {
+  auto fault_in = [](void* from, std::uint64_t bytes, bool touch = false) {
     // The range rounded out to whole pages; an error (e.g. EINVAL from an older kernel)
     // leaves the pages to be faulted in on first use.
     const auto first = reinterpret_cast<std::uintptr_t>(from) & ~std::uintptr_t{4095};
     const auto end = reinterpret_cast<std::uintptr_t>(from) + bytes;
     (void)::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);
+    // One read per page from this process as well: under a hypervisor that shadows the
+    // guest's page tables, the first access of each page by each process still exits to
+    // the hypervisor after the kernel has mapped it (see segment.h). A read changes no
+    // byte a peer may be writing.
+    if (touch)
+      for (std::uintptr_t at = first; at < end; at += 4096)
+        (void)*reinterpret_cast<const volatile std::uint8_t*>(at);
   };
   fault_in(base_, rings_offset(n));
   for (int peer = 0; peer < n; ++peer) {
     if (peer == rank) continue;
-    fault_in(ring_base(rank, peer), span);
-    fault_in(ring_base(peer, rank), span);
+    fault_in(ring_base(rank, peer), span, /*touch=*/true);
+    fault_in(ring_base(peer, rank), span, /*touch=*/true);
   }
   if (window_bytes() > 0)
     fault_in(window(0), static_cast<std::uint64_t>(n) * page_up(window_bytes()));

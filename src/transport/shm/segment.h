@@ -141,6 +141,14 @@ class Segment {
   // of messages through a ring allocates and zeroes its pages one by one, 4 KiB at a time:
   // 2 ranks, pairwise all_to_all of 32 KiB blocks, 22 us a call for the first ~32 calls
   // against ~3 after. A kernel without MADV_POPULATE_WRITE (before 5.14): nothing.
+  // The rings' pages are also read once each: on a guest whose hypervisor shadows its
+  // page tables (the AMD EPYC family 26 VM of docs/PERFORMANCE.md, session 24) a mapped
+  // page still costs 6-8 us at its first access by each process, and a 2-rank ring
+  // all_gather of 16 KiB took 55-70 us a call for the first 64 calls (one pass through
+  // a 1 MiB ring) against 2.5 after; with the read, 2.5 from the 20th call. The reads
+  // move that cost to init: 2 ranks +3 ms, 4 ranks +18 ms, 8 ranks on 2 processors +80 ms
+  // there; on hosts that map pages directly, a TLB miss per page. Windows are not read
+  // (a call pays for the part of a window it uses, once).
   void populate(int rank) const;
   static constexpr std::uint64_t kPopulateBytes = 64ull << 20;
 
