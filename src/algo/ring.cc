@@ -12,6 +12,7 @@
 #include "algo/patterns.h"
 #include "algo/scratch.h"
 #include "kernels/reduce.h"
+#include "util/overlap.h"
 
 namespace chorus::algo {
 
@@ -198,10 +199,6 @@ Status ring_ag_core(transport::Transport& t, const CollArgs& a, char* buf, const
   return ag.finish();
 }
 
-bool overlaps(const char* a, std::size_t an, const char* b, std::size_t bn) {
-  return a < b + bn && b < a + an;
-}
-
 }  // namespace
 
 Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a) {
@@ -216,7 +213,7 @@ Status ring_reduce_scatter(transport::Transport& t, const CollArgs& a) {
     return Status();
   }
   // recv == send (not block r) overlaps input still being sent: reduce into scratch.
-  const bool aside = recv != src + r * bytes && overlaps(recv, bytes, src, bytes * n);
+  const bool aside = recv != src + r * bytes && util::overlaps(recv, bytes, src, bytes * n);
   const Scratch scratch(ScratchSlot::kRingOut, aside ? bytes : 0);
   char* out = aside ? scratch.data() : recv;
   CHORUS_RETURN_IF_ERROR(ring_rs_core(t, a, src, out, Layout{a.count, n, true}, 0));

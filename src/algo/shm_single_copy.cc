@@ -25,6 +25,7 @@
 #include "algo/chunking.h"
 #include "algo/shm_window.h"
 #include "kernels/reduce.h"
+#include "util/overlap.h"
 
 namespace chorus::algo {
 
@@ -99,11 +100,6 @@ Status reduce_from_peers(transport::SharedWindows& w, int r, const std::vector<c
 }
 
 // True when [a, a + a_bytes) and [b, b + b_bytes) share a byte.
-bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
-}
-
 }  // namespace
 
 Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
@@ -166,7 +162,7 @@ Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a) {
   // A receive buffer overlapping the send buffer other than exactly (in place) would let
   // peers' writes land on blocks not yet moved: this rank's blocks move from a copy.
   std::unique_ptr<char[]> aside;
-  if (send != recv && overlaps(send, total, recv, total)) {
+  if (send != recv && util::overlaps(send, total, recv, total)) {
     aside.reset(new char[total]);
     std::memcpy(aside.get(), send, total);
     send = aside.get();
@@ -216,7 +212,7 @@ Status single_copy_reduce_scatter(transport::Transport& t, const CollArgs& a) {
   // overwrite block 0 while its reader may not be done: reduce aside, copy at the end.
   std::unique_ptr<char[]> aside;
   char* out = static_cast<char*>(a.recv);
-  if (out != send + off && overlaps(out, bytes, send, bytes * static_cast<std::size_t>(n))) {
+  if (out != send + off && util::overlaps(out, bytes, send, bytes * static_cast<std::size_t>(n))) {
     aside.reset(new char[bytes]);
     out = aside.get();
   }

@@ -9,6 +9,7 @@
 
 #include "op/signature.h"
 #include "core/comm_impl.h"
+#include "util/overlap.h"
 #include "util/strings.h"
 
 namespace chorus::core {
@@ -16,16 +17,11 @@ namespace chorus::core {
 namespace {
 
 struct Range {
-  const char* lo;
-  const char* hi;
+  const void* at;
+  std::size_t bytes;
 };
 
-bool overlaps(Range a, Range b) { return a.lo < b.hi && b.lo < a.hi; }
-
-Range range_of(const void* p, std::size_t bytes) {
-  const char* c = static_cast<const char*>(p);
-  return Range{c, c + bytes};
-}
+bool overlaps(Range a, Range b) { return util::overlaps(a.at, a.bytes, b.at, b.bytes); }
 
 // One collective to run: a recorded op, or several all_reduces fused into one.
 struct Unit {
@@ -48,11 +44,11 @@ bool joins(const std::vector<std::unique_ptr<PendingOp>>& ops,
       next.args.op != head.args.op)
     return false;
   const std::size_t nb = next.args.count * dtype_size(next.args.dtype);
-  const Range ns = range_of(next.args.send, nb), nr = range_of(next.args.recv, nb);
+  const Range ns{next.args.send, nb}, nr{next.args.recv, nb};
   for (std::size_t m : members) {
     const op::CollArgs& a = ops[m]->op.args;
     const std::size_t b = a.count * dtype_size(a.dtype);
-    const Range s = range_of(a.send, b), r = range_of(a.recv, b);
+    const Range s{a.send, b}, r{a.recv, b};
     if (overlaps(nr, r) || overlaps(ns, r) || overlaps(s, nr)) return false;
   }
   return true;
