@@ -1,11 +1,13 @@
-# chorus_room(<name> DIR <dir> [DEPS <libs>...] [EXCLUDE <file names>...])
+# chorus_room(<name> DIR <dir> [DEPS <libs>...] [EXCLUDE <file names>...] [SERIAL <filter>])
 #   One room = one static library built from <dir>/*.cc (not *_test.cc, nor the EXCLUDE
 #   files, which the caller builds its own way), linking its DEPS privately: a call into a
 #   room above it fails to link (tests/layering checks every include). The room's
 #   *_test.cc files form one GoogleTest binary, chorus_<name>_test, whose cases CTest sees
-#   one by one (label "unit").
+#   one by one (label "unit"), except the cases SERIAL names (a GoogleTest filter, e.g.
+#   "Suite.*"): label "serial", run alone in make test's second pass, for cases whose
+#   subject is timing between processes that a concurrent test would disturb.
 function(chorus_room name)
-  cmake_parse_arguments(R "" "DIR" "DEPS;TEST_DEPS;EXCLUDE" ${ARGN})
+  cmake_parse_arguments(R "" "DIR;SERIAL" "DEPS;TEST_DEPS;EXCLUDE" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${R_DIR}/*.cc)
   file(GLOB tests CONFIGURE_DEPENDS ${R_DIR}/*_test.cc)
   if(tests)
@@ -24,7 +26,14 @@ function(chorus_room name)
     add_executable(chorus_${name}_test ${tests})
     target_link_libraries(chorus_${name}_test PRIVATE chorus_${name} ${R_TEST_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
     target_compile_definitions(chorus_${name}_test PRIVATE CHORUS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-    gtest_discover_tests(chorus_${name}_test PROPERTIES TIMEOUT 120 LABELS unit DISCOVERY_TIMEOUT 60)
+    if(R_SERIAL)
+      gtest_discover_tests(chorus_${name}_test TEST_FILTER "-${R_SERIAL}"
+                           PROPERTIES TIMEOUT 120 LABELS unit DISCOVERY_TIMEOUT 60)
+      gtest_discover_tests(chorus_${name}_test TEST_FILTER "${R_SERIAL}" TEST_SUFFIX .serial
+                           PROPERTIES TIMEOUT 120 LABELS serial DISCOVERY_TIMEOUT 60)
+    else()
+      gtest_discover_tests(chorus_${name}_test PROPERTIES TIMEOUT 120 LABELS unit DISCOVERY_TIMEOUT 60)
+    endif()
   endif()
 endfunction()
 

@@ -7,7 +7,9 @@
 
 #include <cstring>
 
+#include "transport/shm/hand_off.h"
 #include "transport/shm/test_world.h"
+#include "util/spin_lock.h"
 
 namespace chorus::shm::testing {
 namespace {
@@ -186,6 +188,57 @@ TEST_P(Mailboxes, EveryRankSeesEveryPayloadOfEveryLength) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, Mailboxes, ::testing::Values(2, 3, 8));
+
+// The hand-off meter fed by the barriers and exchanges themselves (windows.cc: at every
+// HandOffMeter::kEvery-th point, a rank that was waiting and saw the last arrival while
+// spinning measures from that arrival's stamp to the moment it saw it). Rank 1 comes a
+// few pauses late to every point, so rank 0 waits at each, within its first round of
+// pauses, and publishes a figure within the meter's bounds once it has 27 samples; a
+// figure of 0 means the path took none. A waiter that was preempted or had to yield takes
+// no sample, so the ranks go on (every 256 points rank 0's mailbox says whether to stop)
+// until rank 0 has a figure, for up to 20 s (World::run allows 30): an idle host needs
+// ~2 ms. Next to a busy process the two ranks may share one processor for seconds, where
+// no wait ends within a spin: the case runs alone, in make test's serial pass (its label
+// is "serial", see SERIAL in src/CMakeLists.txt).
+TEST(HandOffSampling, AWaitingRankMeasuresTheLastArrival) {
+  for (const bool exchanges : {false, true}) {
+    World w(2);
+    expect_all_pass(w.run([&](int rank) {
+      auto t = w.connect(rank);
+      transport::SharedWindows* win = t->shared_windows();
+      SHM_CHECK(win != nullptr, "no shared windows");
+      const transport::HandOff before = win->hand_off();
+      SHM_CHECK(before.now_ns == 0 && before.floor_ns == 0, "a figure before any point: %g",
+                before.now_ns);
+      const char* what = exchanges ? "exchanges" : "barriers";
+      const auto give_up = Clock::now() + std::chrono::seconds(20);
+      std::uint64_t seq = 0;
+      for (char stop = 0; stop == 0;) {
+        for (int i = 0; i < 256; ++i) {
+          if (rank == 1)  // a little late, busy: within the waiter's first round of pauses
+            for (int p = 0; p < 4; ++p) util::cpu_pause();
+          const Tag tag{1, ++seq, 0};
+          const char payload[8] = {};
+          Status st = exchanges ? win->exchange(payload, sizeof payload, tag, in_ms(kWaitMs))
+                                : win->barrier(tag, in_ms(kWaitMs));
+          SHM_CHECK(st.is_ok(), "%s, point %llu: %s", what,
+                    static_cast<unsigned long long>(seq), st.to_string().c_str());
+        }
+        stop = rank == 0 && (win->hand_off().now_ns > 0 || Clock::now() > give_up);
+        Status st = win->exchange(&stop, 1, Tag{1, ++seq, 0}, in_ms(kWaitMs));
+        SHM_CHECK(st.is_ok(), "%s, stop exchange: %s", what, st.to_string().c_str());
+        stop = *static_cast<const char*>(win->mailbox(0));
+      }
+      if (rank != 0) return;
+      const transport::HandOff h = win->hand_off();
+      SHM_CHECK(h.now_ns > 0 && h.now_ns <= HandOffMeter::kMaxNs,
+                "%s: hand-off figure %g ns after %llu points", what, h.now_ns,
+                static_cast<unsigned long long>(seq));
+      SHM_CHECK(h.floor_ns > 0 && h.floor_ns <= h.now_ns, "%s: floor %g ns, now %g ns", what,
+                h.floor_ns, h.now_ns);
+    }));
+  }
+}
 
 // Rank 0 exchanges through its mailbox for seq 5 while rank 1 waits at a window barrier
 // for seq 5 under another signature: both learn of the desync, neither waits for the deadline.
