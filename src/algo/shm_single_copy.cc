@@ -99,7 +99,6 @@ Status reduce_from_peers(transport::SharedWindows& w, int r, const std::vector<c
   return Status::ok();
 }
 
-// True when [a, a + a_bytes) and [b, b + b_bytes) share a byte.
 }  // namespace
 
 Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
