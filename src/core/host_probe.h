@@ -8,6 +8,10 @@
 
 namespace chorus::core {
 
+// The revision of the probe's methods, kept with each cached entry: an entry of another
+// revision is measured again (2: process_vm_readv reads a source flushed from the caches).
+constexpr int kProbeRevision = 2;
+
 // Copy and reduction bandwidth in and out of cache, process_vm_readv bandwidth and cost
 // per call, a cross-core flag hand-off, a futex wake-up and a switch between two threads
 // polling with sched_yield() on one processor (the same cache lines and system calls as
@@ -19,10 +23,6 @@ namespace chorus::core {
 // sampled before the first step and after each, where the probe runs on one thread;
 // `missed`, when given, how many two-thread steps ran out of their time (the helper thread
 // found no processor in time: their figures keep the defaults).
-// The revision of the probe's methods, kept with each cached entry: an entry of another
-// revision is measured again (2: process_vm_readv reads a source flushed from the caches).
-constexpr int kProbeRevision = 2;
-
 algo::CostParams probe_host(std::string* steps = nullptr, std::vector<int>* runnable = nullptr,
                             int* missed = nullptr);
 
