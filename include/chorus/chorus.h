@@ -3,6 +3,7 @@
 #include "chorus/bucketer.h"
 #include "chorus/communicator.h"
 #include "chorus/info.h"
+#include "chorus/memory.h"
 #include "chorus/options.h"
 #include "chorus/status.h"
 #include "chorus/store.h"

@@ -13,6 +13,7 @@
 #include "diag/log.h"
 #include "op/signature.h"
 #include "transport/routed.h"
+#include "transport/shm/mem_registry.h"
 #include "transport/shm/shm_transport.h"
 #include "util/strings.h"
 
@@ -134,5 +135,11 @@ Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRe
   return std::unique_ptr<transport::Transport>(std::make_unique<transport::RoutedTransport>(
       std::move(near), std::move(local), std::move(far), std::move(host_index)));
 }
+
+Result<void*> alloc_host_shared(std::size_t bytes) {
+  return shm::MemRegistry::instance().alloc(bytes);
+}
+
+Status free_host_shared(void* ptr) { return shm::MemRegistry::instance().free(ptr); }
 
 }  // namespace chorus::core

@@ -36,4 +36,9 @@ Result<std::unique_ptr<transport::Transport>> create_transport(const TransportRe
                                                                const bootstrap::Store& store,
                                                                const Exchange& exchange);
 
+// Memory the ranks of this host can map (chorus::mem_alloc / mem_free; the shm
+// transport's registry, transport/shm/mem_registry.h).
+Result<void*> alloc_host_shared(std::size_t bytes);
+Status free_host_shared(void* ptr);
+
 }  // namespace chorus::core

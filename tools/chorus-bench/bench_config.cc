@@ -66,6 +66,9 @@ int parse_args(int argc, char** argv, BenchConfig* cfg) {
   app.add_flag("--estimate", cfg->estimate,
                "After each row, print the algorithm the library chooses and the cost model's "
                "predicted time next to the measured out-of-place time (Communicator::estimate)");
+  app.add_flag("-R,--registered", cfg->registered,
+               "Buffers from chorus::mem_alloc (memory the ranks of a host map: single-copy "
+               "transfers become plain copies) instead of the heap");
   app.add_flag("--sync", cfg->sync,
                "Barrier before every timed iteration; each iteration is timed from the "
                "barrier to the last rank's completion (mean, fastest and slowest of single "

@@ -25,6 +25,7 @@ struct BenchConfig {
   bool stats = false;     // --stats: Options::stats, rank 0 prints Communicator::stats_text()
   std::string stats_json; // --stats-json: rank 0 writes its statistics rows here
   bool estimate = false;  // --estimate: print Communicator::estimate next to each row
+  bool registered = false;  // -R, --registered: buffers from chorus::mem_alloc
   // --sync: a barrier before every timed iteration; an iteration's time is from the
   // barrier's exit to the last rank's completion (each iteration timed on its own, not
   // back to back), so fastest/slowest are those of single operations.

@@ -8,15 +8,16 @@
 
 namespace chorus_bench {
 
-Runner::Runner(chorus::Communicator& comm, const BenchConfig& cfg) : comm_(comm), cfg_(cfg) {}
+Runner::Runner(chorus::Communicator& comm, const BenchConfig& cfg)
+    : comm_(comm), cfg_(cfg), a_(cfg.registered), b_(cfg.registered) {}
 
 std::optional<RowResult> Runner::run_row(Coll c, std::size_t bytes) {
   std::size_t es = chorus::dtype_size(cfg_.dtype);
   Shape shape = shape_for(c, bytes, es, comm_.size());
   if (shape.count == 0) return std::nullopt;
   std::size_t need = std::max(shape.in_elems, shape.out_elems) * es;
-  if (a_.size() < need) a_.resize(need);
-  if (b_.size() < need) b_.resize(need);
+  a_.ensure(need);
+  b_.ensure(need);
   RowResult row{c, shape.elems * es, shape.elems, cfg_.dtype, cfg_.op, cfg_.root, {}, {}};
   row.out_of_place = run_mode(c, shape, false);
   row.in_place = run_mode(c, shape, true);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench_config.h"
+#include "buffer.h"
 #include "chorus/communicator.h"
 #include "collective.h"
 
@@ -52,8 +53,8 @@ class Runner {
 
   chorus::Communicator& comm_;
   const BenchConfig& cfg_;
-  std::vector<std::byte> a_;  // out-of-place send buffer
-  std::vector<std::byte> b_;  // receive buffer (and in-place buffer)
+  Buffer a_;  // out-of-place send buffer
+  Buffer b_;  // receive buffer (and in-place buffer)
 };
 
 }  // namespace chorus_bench

@@ -13,7 +13,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 8;
+inline constexpr std::uint32_t kSegmentVersion = 9;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -63,6 +63,10 @@ struct alignas(64) RankSlot {
   // exchange (every HandOffMeter::kEvery-th of each kind; written before the arrival word):
   // a peer that was already waiting measures how long the arrival took to reach it.
   std::atomic<std::int64_t> arrive_ns{0};
+  // This process's registry of memory peers can map (mem_registry.h): its descriptor of
+  // the page (-1: none) and the page's token, written before the rank's state is alive.
+  std::atomic<std::int32_t> registry_fd{-1};
+  std::atomic<std::uint64_t> registry_token{0};
   // Words of the layer above (transport::SharedWindows::rank_word / common_word): written
   // only by this rank; the common word lives in rank 0's slot. Each on its own line.
   alignas(64) std::atomic<std::uint64_t> upper_word{0};

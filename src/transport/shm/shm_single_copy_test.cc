@@ -1,11 +1,13 @@
 // Single-copy reads and writes of the shm transport over real processes: agreed at
 // set-up (one rank without them turns them off everywhere), read_peer / write_peer copy
-// exactly the bytes of the buffer a peer published, and a peer that is gone gives
-// kPeerLost.
+// exactly the bytes of the buffer a peer published, a peer that is gone gives
+// kPeerLost, and buffers in registered memory (mem_registry.h) move through maps.
 #include <signal.h>
 
 #include <cstring>
 
+#include "transport/shm/mem_registry.h"
+#include "transport/shm/peer_maps.h"
 #include "transport/shm/test_world.h"
 
 namespace chorus::shm::testing {
@@ -105,6 +107,107 @@ TEST(SingleCopy, ReadFromAPeerThatIsGoneIsPeerLost) {
   });
   EXPECT_EQ(codes[0], 0);
   EXPECT_EQ(codes[1], 128 + SIGKILL);
+}
+
+
+TEST(MemRegistry, ListsWhatItAllocatesUntilFreed) {
+  MemRegistry& reg = MemRegistry::instance();
+  ASSERT_GE(reg.page_fd(), 0);
+  const std::size_t before = reg.listed();
+  auto a = reg.alloc(5000);
+  ASSERT_TRUE(a.has_value()) << a.status().to_string();
+  auto* p = static_cast<unsigned char*>(*a);
+  EXPECT_EQ(reg.listed(), before + 1);
+  EXPECT_EQ(p[0], 0);
+  EXPECT_EQ(p[8191], 0);  // rounded up to whole pages, zeroed
+  p[8191] = 7;
+  EXPECT_TRUE(reg.free(p).is_ok());
+  EXPECT_EQ(reg.listed(), before);
+  Status twice = reg.free(p);
+  EXPECT_EQ(twice.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(twice.message().find("ptr"), std::string::npos) << twice.message();
+  int local = 0;
+  EXPECT_EQ(reg.free(&local).code(), ErrorCode::kInvalidArgument);
+  auto none = reg.alloc(0);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.status().code(), ErrorCode::kInvalidArgument);
+}
+
+// Each rank's buffer in registered memory: peers read and write it through their map of
+// the region (counted), byte for byte; a private buffer still takes process_vm_readv.
+TEST(MemRegistry, PeersMoveRegisteredBuffersThroughMaps) {
+  World w(2);
+  auto codes = w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    SHM_CHECK(win != nullptr && win->single_copy(), "single copy not agreed");
+    const std::size_t bytes = (2 << 20) + 17;
+    auto reg = MemRegistry::instance().alloc(bytes);
+    SHM_CHECK(reg.has_value(), "alloc: %s", reg.status().to_string().c_str());
+    auto* mine = static_cast<std::uint8_t*>(*reg);
+    const auto want = pattern(bytes, static_cast<std::uint32_t>(7 + rank));
+    std::memcpy(mine, want.data(), bytes);
+    const int peer = 1 - rank;
+    PeerMaps& maps = PeerMaps::instance();
+    publish_and_wait(win, rank, mine, 0);
+    const std::uint64_t n0 = maps.mapped_transfers();
+    std::vector<std::uint8_t> got(bytes);
+    Status st = win->read_peer(peer, published(win, peer), got.data(), bytes);
+    SHM_CHECK(st.is_ok(), "read_peer: %s", st.to_string().c_str());
+    SHM_CHECK(got == pattern(bytes, static_cast<std::uint32_t>(7 + peer)), "bytes read");
+    SHM_CHECK(maps.mapped_transfers() == n0 + 1, "the read did not go through a map");
+    publish_and_wait(win, rank, mine, 1);  // both have read: now each writes the other's
+    if (rank == 0) {
+      const auto data = pattern(bytes, 99);
+      st = win->write_peer(1, data.data(), published(win, 1), bytes);
+      SHM_CHECK(st.is_ok(), "write_peer: %s", st.to_string().c_str());
+      SHM_CHECK(maps.mapped_transfers() == n0 + 2, "the write did not go through a map");
+    }
+    publish_and_wait(win, rank, mine, 2);
+    if (rank == 1)
+      SHM_CHECK(std::memcmp(mine, pattern(bytes, 99).data(), bytes) == 0, "not written");
+    std::vector<std::uint8_t> priv = pattern(4096, static_cast<std::uint32_t>(rank));
+    publish_and_wait(win, rank, priv.data(), 3);
+    std::vector<std::uint8_t> small(4096);
+    st = win->read_peer(peer, published(win, peer), small.data(), small.size());
+    SHM_CHECK(st.is_ok() && small == pattern(4096, static_cast<std::uint32_t>(peer)),
+              "private buffer read");
+    SHM_CHECK(maps.mapped_transfers() == n0 + (rank == 0 ? 2 : 1), "a private buffer was mapped");
+    publish_and_wait(win, rank, priv.data(), 4);
+    SHM_CHECK(MemRegistry::instance().free(mine).is_ok(), "free");
+  });
+  for (int c : codes) EXPECT_EQ(c, 0);
+}
+
+// A region freed and another allocated (often at the same address) is read afresh: the
+// reader's map of the freed one is never used for the new one.
+TEST(MemRegistry, AReallocatedRegionIsMappedAgain) {
+  World w(2);
+  auto codes = w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    SHM_CHECK(win != nullptr && win->single_copy(), "single copy not agreed");
+    const std::size_t bytes = 1 << 20;
+    for (std::uint32_t round = 0; round < 3; ++round) {
+      void* mine = nullptr;
+      if (rank == 1) {
+        auto reg = MemRegistry::instance().alloc(bytes);
+        SHM_CHECK(reg.has_value(), "alloc: %s", reg.status().to_string().c_str());
+        mine = *reg;
+        std::memcpy(mine, pattern(bytes, 50 + round).data(), bytes);
+      }
+      publish_and_wait(win, rank, mine, 2 * round);
+      if (rank == 0) {
+        std::vector<std::uint8_t> got(bytes);
+        Status st = win->read_peer(1, published(win, 1), got.data(), bytes);
+        SHM_CHECK(st.is_ok(), "read_peer: %s", st.to_string().c_str());
+        SHM_CHECK(got == pattern(bytes, 50 + round), "round %u read stale bytes", round);
+      }
+      publish_and_wait(win, rank, mine, 2 * round + 1);
+      if (rank == 1) SHM_CHECK(MemRegistry::instance().free(mine).is_ok(), "free");
+    }
+  });
+  for (int c : codes) EXPECT_EQ(c, 0);
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include "transport/engine/engine_transport.h"
 #include "transport/shm/bells.h"
 #include "transport/shm/engine.h"
+#include "transport/shm/mem_registry.h"
+#include "transport/shm/peer_maps.h"
 #include "transport/shm/single_copy.h"
 #include "util/strings.h"
 
@@ -38,12 +40,25 @@ class ShmWindows final : public transport::SharedWindows {
   }
   const void* mailbox(int rank) const override { return engine_->mailbox(rank); }
   bool single_copy() const override { return single_copy_; }
+  // A range the peer registered (mem_registry.h) moves through this process's map of it.
   Status read_peer(int rank, const void* remote, void* local, std::size_t bytes) override {
+    if (engine_->aborted()) return engine_->abort_status();
+    if (void* mapped = PeerMaps::instance().find(registry_of(rank), remote, bytes)) {
+      std::memcpy(local, mapped, bytes);
+      PeerMaps::instance().count_transfer();
+      return Status::ok();
+    }
     return with_peer(rank, [&](pid_t pid, int name, const std::string& address) {
       return read_peer_memory(pid, name, address, remote, local, bytes);
     });
   }
   Status write_peer(int rank, const void* local, void* remote, std::size_t bytes) override {
+    if (engine_->aborted()) return engine_->abort_status();
+    if (void* mapped = PeerMaps::instance().find(registry_of(rank), remote, bytes)) {
+      std::memcpy(mapped, local, bytes);
+      PeerMaps::instance().count_transfer();
+      return Status::ok();
+    }
     return with_peer(rank, [&](pid_t pid, int name, const std::string& address) {
       return write_peer_memory(pid, name, address, local, remote, bytes);
     });
@@ -65,6 +80,13 @@ class ShmWindows final : public transport::SharedWindows {
     const pid_t pid = engine_->segment().slot(rank).pid.load(std::memory_order_relaxed);
     Status st = transfer(pid, engine_->peer_name(rank), engine_->peer_address(rank));
     return st.is_ok() ? st : engine_->single_copy_failure(rank, std::move(st));
+  }
+
+  PeerRegistry registry_of(int rank) const {
+    const RankSlot& s = engine_->segment().slot(rank);
+    return PeerRegistry{s.pid.load(std::memory_order_relaxed),
+                        s.registry_fd.load(std::memory_order_relaxed),
+                        s.registry_token.load(std::memory_order_relaxed)};
   }
 
   Engine* engine_;
@@ -194,7 +216,12 @@ Result<std::unique_ptr<transport::Transport>> create_shm_transport(const ShmOpti
     else mine = s.status().message();
   }
   if (mine == "ok") {
-    if (opts.single_copy) allow_peer_reads();
+    if (opts.single_copy) {
+      allow_peer_reads();
+      MemRegistry& reg = MemRegistry::instance();
+      seg.slot(opts.rank).registry_fd.store(reg.page_fd(), std::memory_order_relaxed);
+      seg.slot(opts.rank).registry_token.store(reg.token(), std::memory_order_relaxed);
+    }
     touch_windows(seg, opts.rank, opts.size);
     seg.slot(opts.rank).map_addr.store(reinterpret_cast<std::uintptr_t>(seg.base()),
                                        std::memory_order_relaxed);

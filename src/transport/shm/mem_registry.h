@@ -1,0 +1,70 @@
+// Memory that peer processes on this host can map (what chorus::mem_alloc returns). Each
+// allocation is its own memfd ("chorus-mem-<id>"), mapped shared and kept open; one page
+// of this process, itself a memfd ("chorus-registry-<token>"), lists the live ones. A
+// peer that reads or writes this process's memory for a single-copy algorithm looks the
+// address up there and, when a region holds it, maps the region once and moves the bytes
+// with plain loads and stores instead of one process_vm_readv call each time
+// (peer_maps.h). Layout: docs/WIRE.md ("Registered memory").
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "util/status.h"
+
+namespace chorus::shm {
+
+// One live region, as peers read it: where it lies in the owner's address space, its
+// size, its id (in its memfd's name) and the owner's descriptor of that memfd.
+struct RegionEntry {
+  std::atomic<std::uint64_t> base{0};
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> id{0};
+  std::atomic<std::int64_t> fd{-1};
+};
+
+inline constexpr std::size_t kRegistryPageBytes = 64 << 10;
+inline constexpr std::size_t kMaxRegions = (kRegistryPageBytes - 64) / sizeof(RegionEntry);
+
+// The page. `version` is a sequence lock: odd while the owner changes the table; a
+// reader that saw it odd, or changed across its read, reads again.
+struct alignas(64) RegistryPage {
+  std::uint64_t token = 0;  // this process's random name for the page, set before any reader
+  std::atomic<std::uint64_t> version{0};
+  std::atomic<std::uint32_t> count{0};  // entries [0, count) are live
+  RegionEntry entries[kMaxRegions];
+};
+static_assert(sizeof(RegistryPage) <= kRegistryPageBytes);
+
+// This process's registry. Thread-safe. A child process made by fork() starts a registry
+// of its own (the parent's page and regions stay the parent's).
+class MemRegistry {
+ public:
+  static MemRegistry& instance();
+
+  // The page's descriptor and token, for peers (the page is made at the first call);
+  // fd -1 when it could not be made (then no region is ever shared).
+  int page_fd();
+  std::uint64_t token();
+
+  // `bytes` (> 0, rounded up to whole pages) of zeroed memory that peers can map; listed
+  // while there is room in the page (kMaxRegions live regions), otherwise still usable,
+  // only not mapped by peers. kInvalidArgument for 0 bytes; kIo when the memory cannot
+  // be made.
+  Result<void*> alloc(std::size_t bytes);
+  // Frees what alloc returned; kInvalidArgument naming `ptr` for anything else.
+  Status free(void* ptr);
+  // Live regions listed in the page.
+  std::size_t listed() const;
+
+  MemRegistry(const MemRegistry&) = delete;
+  MemRegistry& operator=(const MemRegistry&) = delete;
+
+ private:
+  MemRegistry() = default;
+  struct State;
+  State& state();
+  State* state_ = nullptr;
+};
+
+}  // namespace chorus::shm
