@@ -127,7 +127,7 @@ PeerMaps& PeerMaps::instance() {
 }
 
 void* PeerMaps::find(const PeerRegistry& peer, const void* remote, std::size_t bytes) {
-  if (peer.page_fd < 0 || peer.pid <= 0 || bytes == 0) return nullptr;
+  if (peer.page_fd < 0 || peer.pid <= 0 || peer.token == 0 || bytes == 0) return nullptr;
   std::lock_guard<std::mutex> lk(state_->mu);
   Peer& p = state_->peers[peer.pid];
   if (p.token != peer.token) {  // first use, or another process with that pid since
