@@ -44,14 +44,20 @@ std::size_t round_to_pages(std::size_t bytes) {
 
 }  // namespace
 
+std::string registry_page_name(std::uint64_t token) {
+  return str_printf("chorus-registry-%016llx", static_cast<unsigned long long>(token));
+}
+
+std::string region_name(std::uint64_t token, std::uint64_t id) {
+  return str_printf("chorus-mem-%016llx-%llu", static_cast<unsigned long long>(token),
+                    static_cast<unsigned long long>(id));
+}
+
 // The page: a memfd of its own, so that a peer can map it from /proc/<pid>/fd.
 void MemRegistry::State::make_page() {
-  State& s = *this;
-  s.token = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
-            static_cast<std::uint64_t>(::getpid());
-  const std::string name = str_printf("chorus-registry-%016llx",
-                                      static_cast<unsigned long long>(s.token));
-  const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
+  token = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
+          static_cast<std::uint64_t>(::getpid());
+  const int fd = ::memfd_create(registry_page_name(token).c_str(), MFD_CLOEXEC);
   if (fd < 0) return;
   void* p = ::ftruncate(fd, kRegistryPageBytes) == 0
                 ? ::mmap(nullptr, kRegistryPageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
@@ -60,19 +66,18 @@ void MemRegistry::State::make_page() {
     ::close(fd);
     return;
   }
-  s.page = new (p) RegistryPage();
-  s.page->token = s.token;
-  s.page_fd = fd;
+  page = new (p) RegistryPage();
+  page->token = token;
+  page_fd = fd;
 }
 
 // Rewrites the page's table from `regions` under the sequence lock.
 void MemRegistry::State::publish() {
-  State& s = *this;
-  RegistryPage& pg = *s.page;
+  RegistryPage& pg = *page;
   pg.version.fetch_add(1, std::memory_order_acq_rel);  // odd: changing
   std::atomic_thread_fence(std::memory_order_release);
   std::uint32_t n = 0;
-  for (const auto& [base, r] : s.regions) {
+  for (const auto& [base, r] : regions) {
     if (n == kMaxRegions) break;
     RegionEntry& e = pg.entries[n++];
     e.base.store(base, std::memory_order_relaxed);
@@ -117,10 +122,7 @@ Result<void*> MemRegistry::alloc(std::size_t bytes) {
   std::lock_guard<std::mutex> lk(registry_mutex());
   State& s = state();
   const std::uint64_t id = s.next_id++;
-  const std::string name = str_printf("chorus-mem-%016llx-%llu",
-                                      static_cast<unsigned long long>(s.token),
-                                      static_cast<unsigned long long>(id));
-  const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
+  const int fd = ::memfd_create(region_name(s.token, id).c_str(), MFD_CLOEXEC);
   if (fd < 0) return io_error("mem_alloc: memfd_create", errno);
   if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
     const int err = errno;

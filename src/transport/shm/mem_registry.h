@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "util/status.h"
 
@@ -35,6 +36,10 @@ struct alignas(64) RegistryPage {
   RegionEntry entries[kMaxRegions];
 };
 static_assert(sizeof(RegistryPage) <= kRegistryPageBytes);
+
+// The memfd names peers check through /proc/<pid>/fd links: the page's, and region `id`'s.
+std::string registry_page_name(std::uint64_t token);
+std::string region_name(std::uint64_t token, std::uint64_t id);
 
 // This process's registry. Thread-safe. A child process made by fork() starts a registry
 // of its own (the parent's page and regions stay the parent's).

@@ -133,10 +133,9 @@ void* PeerMaps::find(const PeerRegistry& peer, const void* remote, std::size_t b
   if (p.token != peer.token) {  // first use, or another process with that pid since
     forget(p);
     p.token = peer.token;
-    const std::string name =
-        str_printf("chorus-registry-%016llx", static_cast<unsigned long long>(peer.token));
-    void* page = map_fd(open_peer_fd(peer.pid, peer.page_fd, name, O_RDONLY), kRegistryPageBytes,
-                        PROT_READ);
+    void* page = map_fd(
+        open_peer_fd(peer.pid, peer.page_fd, registry_page_name(peer.token), O_RDONLY),
+        kRegistryPageBytes, PROT_READ);
     p.page = static_cast<const RegistryPage*>(page);
     if (p.page != nullptr && p.page->token != peer.token) forget(p);
   }
@@ -151,10 +150,8 @@ void* PeerMaps::find(const PeerRegistry& peer, const void* remote, std::size_t b
       p.regions.erase(it);
     }
     drop_unlisted(p);
-    const std::string name = str_printf("chorus-mem-%016llx-%llu",
-                                        static_cast<unsigned long long>(peer.token),
-                                        static_cast<unsigned long long>(e.id));
-    void* m = map_fd(open_peer_fd(peer.pid, e.fd, name, O_RDWR), e.bytes, PROT_READ | PROT_WRITE);
+    void* m = map_fd(open_peer_fd(peer.pid, e.fd, region_name(peer.token, e.id), O_RDWR), e.bytes,
+                     PROT_READ | PROT_WRITE);
     if (m == nullptr) return nullptr;
     it = p.regions.emplace(e.id, Mapping{static_cast<char*>(m), e.bytes}).first;
   }
