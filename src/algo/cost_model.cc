@@ -18,6 +18,9 @@ namespace {
 
 constexpr double kOpUs = 2.0;              // per-operation fixed cost (issue, record, finish)
 constexpr double kScratch = 128 << 10;     // single-copy reduce_scatter's read unit
+// A transfer through a map of a peer's registered memory: the look-up of its region in
+// the peer's registry page (transport/shm/peer_maps.h) before the memcpy.
+constexpr double kMappedCallUs = 0.1;
 
 struct Ctx {
   const CostParams& p;
@@ -36,9 +39,14 @@ struct Ctx {
   double reduce(double x, double ws) const {
     return over() * x / (ws <= p.cache_bytes ? p.reduce_bw_cache : p.reduce_bw_mem);
   }
-  // `calls` process_vm_readv calls reading x bytes in all.
-  double peer_read(double x, double calls) const {
-    return over() * (calls * p.peer_read_us + x / p.peer_read_bw);
+  // `calls` process_vm_readv calls reading x bytes in all (or, with the peers' buffers
+  // mapped, memcpy calls: at the copy rate of x bytes).
+  double peer_read(double x, double calls) const { return over() * read_once(x, calls); }
+  // The same for a rank with a processor to itself.
+  double read_once(double x, double calls) const {
+    if (p.mapped_peers)
+      return calls * kMappedCallUs + x / (x <= p.cache_bytes ? p.copy_bw_cache : p.copy_bw_mem);
+    return calls * p.peer_read_us + x / p.peer_read_bw;
   }
   // A window barrier: every rank's arrival crosses a cache line; with more ranks than
   // processors, each processor must run each of its n/c ranks to arrive: waiters poll with
@@ -186,7 +194,7 @@ double rooted(const Ctx& c, CollKind k, std::string_view a, double s) {
     }
     if (a == "single_copy") {
       const double readers = c.p.cpus > 0 ? std::max(1.0, double(n - 1) / c.p.cpus) : 1.0;
-      return 2 * c.barrier() + readers * (c.p.peer_read_us + s / c.p.peer_read_bw);
+      return 2 * c.barrier() + readers * c.read_once(s, 1);
     }
     if (a == "tree") {
       MsgTime t(c);

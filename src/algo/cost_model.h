@@ -40,6 +40,10 @@ struct CostParams {
   int cpus = 0;                     // processors of the host (0 = unknown: many)
   bool measured = false;            // true when the probe produced the figures above
   bool net_measured = false;        // ... and net_sync_us, net_bw too (loopback TCP worked)
+  // Not a figure of the host but of the call (not serialised): every rank's buffers lie in
+  // registered memory its peers map (chorus::mem_alloc), so single copy reads and writes
+  // them with memcpy at the copy rates instead of through process_vm_readv/writev.
+  bool mapped_peers = false;
 };
 
 // `p` with every figure of a cache line handed from one processor to another `k` times

@@ -212,6 +212,35 @@ TEST(CostModel, SingleCopyBlocksCopyTheirOwnBlock) {
     }
 }
 
+// With the peers' buffers mapped, single copy's reads are memcpy calls: the system call's
+// rate and fixed cost drop out, the copy rate of the bytes read comes in. 4 ranks on 4
+// processors, all_gather of blocks in and out of cache.
+TEST(CostModel, MappedPeersReadAtTheCopyRate) {
+  CostParams heap = params(4);
+  CostParams mapped = heap;
+  mapped.mapped_peers = true;
+  for (double s : {double(64 << 10), double(4 << 20)}) {
+    const std::size_t bytes = static_cast<std::size_t>(s);
+    const double read = 3 * s;
+    const double rate = read <= heap.cache_bytes ? heap.copy_bw_cache : heap.copy_bw_mem;
+    const double saved = (3 * heap.peer_read_us + read / heap.peer_read_bw) -
+                         (3 * 0.1 + read / rate);
+    EXPECT_NEAR(predict_us(heap, CollKind::kAllGather, "single_copy", bytes, 4, kShm) -
+                    predict_us(mapped, CollKind::kAllGather, "single_copy", bytes, 4, kShm),
+                saved, 1e-6 * std::abs(saved))
+        << bytes;
+    // A slower system call changes nothing once the peers are mapped.
+    CostParams slow = mapped;
+    slow.peer_read_bw /= 4;
+    slow.peer_read_us *= 4;
+    EXPECT_EQ(predict_us(slow, CollKind::kAllGather, "single_copy", bytes, 4, kShm),
+              predict_us(mapped, CollKind::kAllGather, "single_copy", bytes, 4, kShm));
+  }
+  // The staged algorithms do not read peers: unchanged.
+  EXPECT_EQ(predict_us(heap, CollKind::kAllGather, "shm", 1 << 20, 4, kShm),
+            predict_us(mapped, CollKind::kAllGather, "shm", 1 << 20, 4, kShm));
+}
+
 // The staged reduce_scatter with a processor per rank is the staged exchange's pattern
 // (its rate covers the copy into the window and the read out of the peer's) with each
 // part read reduced instead of copied: where reducing costs what copying does, the copy

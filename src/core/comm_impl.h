@@ -52,7 +52,7 @@ class CommImpl final : public Comm {
   int size() const override { return size_; }
   std::string transport_name() const override { return transport_->name(); }
   algo::Estimate estimate(op::CollKind kind, std::size_t bytes) const override {
-    return selector_for(scale_).estimate(kind, bytes, size_, caps_);
+    return selector_for(pricing_).estimate(kind, bytes, size_, caps_);
   }
   Status run(op::CollKind kind, op::CollArgs args, const char* label = nullptr) override;
   Status send(const void* buf, std::size_t bytes, int peer, int tag = 0) override;
@@ -194,23 +194,28 @@ class CommImpl final : public Comm {
   // Issuing thread only.
   struct ChoiceMemo {
     std::size_t bytes = static_cast<std::size_t>(-1);
-    int scale = 1;
+    Pricing pricing;
     algo::Choice choice{"none", nullptr, false};
   };
   std::array<ChoiceMemo, op::kNumKinds> memo_{};
   // Placement (core/placement.h): the selector's configuration, for the selectors that
-  // price cache-line hand-offs `scale` times dearer (built on first use; issuing thread);
-  // the agreement on the scale per collective (null: off, or no shared windows); the
-  // scale of the last choice.
+  // price cache-line hand-offs `scale` times dearer or single copy through maps of
+  // registered memory (built on first use; issuing thread); the agreement on the pricing
+  // per collective (null: neither can change, or no shared windows); the pricing of the
+  // last choice; whether this rank's buffers of its last collective with a single-copy
+  // algorithm were registered.
   algo::SelectorConfig sel_cfg_;
   PlacementPolicy placement_policy_;
   std::unique_ptr<PlacementAgreement> placement_;
-  mutable std::array<std::optional<algo::Selector>, kMaxPlacementScale + 1> scaled_;
-  int scale_ = 1;
-  // The selector for `scale` (1: selector_).
-  const algo::Selector& selector_for(int scale) const;
-  // At choose(): the scale agreed for `seq` (1 without placement_).
-  int placement_scale(std::uint64_t seq);
+  mutable std::array<std::optional<algo::Selector>, 2 * Pricing::kMappedBit> priced_;
+  Pricing pricing_;
+  bool last_mapped_ = false;
+  // The selector for `pricing` (the default: selector_).
+  const algo::Selector& selector_for(Pricing pricing) const;
+  // At choose(): the pricing agreed for `op` (the default without placement_).
+  Pricing agreed_pricing(const IssuedOp& op);
+  // Whether this rank's buffers of `op` lie in registered memory (peers map them).
+  bool buffers_mapped(const IssuedOp& op) const;
   // At create(): placement_ when the policy and the transport allow it.
   void start_placement();
   std::uint32_t comm_id_ = 0;

@@ -96,12 +96,12 @@ Status CommImpl::issue_collective(op::CollKind kind, const op::CollArgs& args,
 
 void CommImpl::choose(IssuedOp& op) {
   const std::size_t bytes = op.args.count * dtype_size(op.args.dtype);
-  const int scale = placement_scale(op.args.seq);
+  const Pricing pricing = agreed_pricing(op);
   ChoiceMemo& memo = memo_[static_cast<std::size_t>(op.kind)];
-  if (memo.bytes != bytes || memo.scale != scale) {
-    memo.choice = selector_for(scale).choose(op.kind, bytes, size_, caps_);
+  if (memo.bytes != bytes || memo.pricing != pricing) {
+    memo.choice = selector_for(pricing).choose(op.kind, bytes, size_, caps_);
     memo.bytes = bytes;
-    memo.scale = scale;
+    memo.pricing = pricing;
   }
   op.choice = memo.choice;
   op.ticket =

@@ -1,5 +1,6 @@
-// The communicator's side of placement (core/placement.h): the agreed scale per collective
-// and the selector that prices hand-offs at it.
+// The communicator's side of placement (core/placement.h): the pricing agreed per
+// collective (the hand-off scale, and whether every rank's buffers are registered memory)
+// and the selector that prices with it.
 #include "algo/cost_model.h"
 #include "core/comm_impl.h"
 #include "diag/log.h"
@@ -8,7 +9,9 @@ namespace chorus::core {
 
 void CommImpl::start_placement() {
   parse_placement(cfg_.placement, placement_policy_);  // checked by resolve_config
-  if (placement_policy_.mode == PlacementPolicy::Mode::kOff || size_ < 2) return;
+  if (size_ < 2) return;
+  // Off: the scale stays 1, but registration is still agreed where single copy runs.
+  if (placement_policy_.mode == PlacementPolicy::Mode::kOff && !caps_.single_copy) return;
   transport::SharedWindows* w = transport_->shared_windows();
   if (w == nullptr || w->common_word() == nullptr) return;
   std::vector<std::atomic<std::uint64_t>*> words;
@@ -16,34 +19,71 @@ void CommImpl::start_placement() {
   placement_ = std::make_unique<PlacementAgreement>(rank_, std::move(words), w->common_word());
 }
 
-int CommImpl::placement_scale(std::uint64_t seq) {
-  if (!placement_) return 1;
-  int wanted = 0;
-  if (rank_ == 0)
-    wanted = placement_policy_.mode == PlacementPolicy::Mode::kFixed
-                 ? placement_policy_.fixed_scale
-                 : wanted_scale(transport_->shared_windows()->hand_off(), scale_);
-  const std::uint64_t confirmed = placement_->confirmed();
-  scale_ = placement_->scale_for(seq, wanted, cfg_.timeout);
-  if (placement_->confirmed() != confirmed) {
-    const transport::HandOff h = transport_->shared_windows()->hand_off();
-    CHORUS_LOG(INFO, Coll,
-               "comm %u: cache-line hand-off %.0f ns (best %.0f): hand-offs priced x%d from "
-               "shortly after seq %llu on",
-               comm_id_, h.now_ns, h.floor_ns, wanted, static_cast<unsigned long long>(seq));
+bool CommImpl::buffers_mapped(const IssuedOp& op) const {
+  const transport::SharedWindows* w = transport_->shared_windows();
+  if (!caps_.single_copy || w == nullptr) return last_mapped_;
+  const op::CollArgs& a = op.args;
+  const std::size_t b = a.count * dtype_size(a.dtype), all = b * static_cast<std::size_t>(size_);
+  switch (op.kind) {
+    case op::CollKind::kAllReduce: return w->mappable(a.send, b) && w->mappable(a.recv, b);
+    case op::CollKind::kBroadcast: return w->mappable(rank_ == a.root ? a.send : a.recv, b);
+    case op::CollKind::kAllGather: return w->mappable(a.send, b) && w->mappable(a.recv, all);
+    case op::CollKind::kReduceScatter: return w->mappable(a.send, all) && w->mappable(a.recv, b);
+    case op::CollKind::kAllToAll: return w->mappable(a.send, all) && w->mappable(a.recv, all);
+    default: return last_mapped_;  // no single-copy algorithm: says nothing of the buffers
   }
-  return scale_;
 }
 
-const algo::Selector& CommImpl::selector_for(int scale) const {
-  if (scale <= 1) return selector_;
-  std::optional<algo::Selector>& s = scaled_[static_cast<std::size_t>(scale)];
+// Every rank publishes whether its buffers were registered; rank 0 asks for mapped pricing
+// while every rank's last such collective was, and for the hand-off scale it measures.
+// The answer is a hint: a collective priced as mapped whose buffers are not (a program
+// that changed buffers) still runs correctly, single copy then going through system calls.
+Pricing CommImpl::agreed_pricing(const IssuedOp& op) {
+  if (!placement_) return Pricing{};
+  last_mapped_ = buffers_mapped(op);
+  int wanted = 0;
+  if (rank_ == 0) {
+    Pricing want;
+    want.scale = placement_policy_.mode == PlacementPolicy::Mode::kFixed
+                     ? placement_policy_.fixed_scale
+                 : placement_policy_.mode == PlacementPolicy::Mode::kOff
+                     ? 1
+                     : wanted_scale(transport_->shared_windows()->hand_off(), pricing_.scale);
+    want.mapped = last_mapped_ && placement_->others_flagged();
+    wanted = want.code();
+  }
+  const std::uint64_t confirmed = placement_->confirmed();
+  const Pricing before = pricing_;
+  pricing_ = Pricing::of(placement_->scale_for(op.args.seq, wanted, cfg_.timeout, last_mapped_));
+  if (placement_->confirmed() != confirmed) {
+    const Pricing want = Pricing::of(wanted);
+    const transport::HandOff h = transport_->shared_windows()->hand_off();
+    if (want.scale != before.scale)
+      CHORUS_LOG(INFO, Coll,
+                 "comm %u: cache-line hand-off %.0f ns (best %.0f): hand-offs priced x%d from "
+                 "shortly after seq %llu on",
+                 comm_id_, h.now_ns, h.floor_ns, want.scale,
+                 static_cast<unsigned long long>(op.args.seq));
+    if (want.mapped != before.mapped)
+      CHORUS_LOG(INFO, Coll, "comm %u: every rank's buffers %s registered memory: single copy "
+                 "priced %s from shortly after seq %llu on",
+                 comm_id_, want.mapped ? "are" : "are no longer",
+                 want.mapped ? "at memory speed" : "through system calls",
+                 static_cast<unsigned long long>(op.args.seq));
+  }
+  return pricing_;
+}
+
+const algo::Selector& CommImpl::selector_for(Pricing pricing) const {
+  if (pricing == Pricing{}) return selector_;
+  std::optional<algo::Selector>& s = priced_[static_cast<std::size_t>(pricing.code())];
   if (!s) {
     // The measured model alone: the tuning table's rows were timed in whatever placement
-    // chorus-tune ran in. Overrides (CHORUS_ALGO) still apply.
+    // chorus-tune ran in, with heap buffers. Overrides (CHORUS_ALGO) still apply.
     algo::SelectorConfig cfg = sel_cfg_;
     cfg.table.clear();
-    cfg.cost = algo::with_hand_off_scale(cfg.cost, scale);
+    cfg.cost = algo::with_hand_off_scale(cfg.cost, pricing.scale);
+    cfg.cost.mapped_peers = pricing.mapped;
     Result<algo::Selector> made = algo::Selector::create(cfg);
     if (!made) return selector_;  // accepted once with these settings: not expected
     s.emplace(std::move(made).value());

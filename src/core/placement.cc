@@ -13,10 +13,12 @@
 namespace chorus::core {
 namespace {
 
-// The common word: S (bits 0-47), old scale (48-53), new scale (54-59), state (60-61).
-// Scale 0 stands for 1 (the word starts at zero).
+// The common word: S (bits 0-47), old value (48-53), new value (54-59), state (60-61).
+// Value 0 stands for 1 (the word starts at zero).
 enum State : std::uint64_t { kConfirmed = 0, kPending = 1, kCancelled = 2 };
 constexpr std::uint64_t kSeqMask = (1ull << 48) - 1;
+// A rank's word: its chosen seq + 1 (bits 0-62) and its flag (bit 63).
+constexpr std::uint64_t kFlag = 1ull << 63;
 // How far beyond every rank's issued count a switch lands: room for the ranks that issue
 // while rank 0 checks, so that proposals are seldom cancelled.
 constexpr std::uint64_t kLead = 4;
@@ -67,9 +69,16 @@ PlacementAgreement::PlacementAgreement(int rank, std::vector<std::atomic<std::ui
                                        std::atomic<std::uint64_t>* common)
     : rank_(rank), words_(std::move(rank_words)), common_(common) {}
 
+bool PlacementAgreement::others_flagged() const {
+  for (std::size_t r = 0; r < words_.size(); ++r)
+    if (static_cast<int>(r) != rank_ && (words_[r]->load(std::memory_order_relaxed) & kFlag) == 0)
+      return false;
+  return true;
+}
+
 int PlacementAgreement::scale_for(std::uint64_t seq, int wanted,
-                                  std::chrono::milliseconds timeout) {
-  words_[rank_]->store(seq + 1, std::memory_order_seq_cst);
+                                  std::chrono::milliseconds timeout, bool flag) {
+  words_[rank_]->store((seq + 1) | (flag ? kFlag : 0), std::memory_order_seq_cst);
   if (rank_ == 0) {
     propose(seq, wanted);
     const Word w = decode(common_->load(std::memory_order_relaxed));
@@ -97,7 +106,7 @@ void PlacementAgreement::propose(std::uint64_t seq, int wanted) {
   if (wanted <= 0 || wanted == current) return;
   std::uint64_t ahead = seq + 1;
   for (std::atomic<std::uint64_t>* word : words_) {
-    const std::uint64_t n = word->load(std::memory_order_seq_cst);
+    const std::uint64_t n = word->load(std::memory_order_seq_cst) & ~kFlag;
     // A rank that has not yet chosen a seq at or past the last switch (n - 1 >= S) could
     // still choose one below it, which the new word would describe with the wrong scale
     // (it may be doing so now: its word is stored before it reads the common one). Wait
@@ -109,7 +118,7 @@ void PlacementAgreement::propose(std::uint64_t seq, int wanted) {
   common_->store(encode(from, current, wanted, kPending), std::memory_order_seq_cst);
   bool clear = true;
   for (std::atomic<std::uint64_t>* word : words_)
-    clear = clear && word->load(std::memory_order_seq_cst) <= from;
+    clear = clear && (word->load(std::memory_order_seq_cst) & ~kFlag) <= from;
   common_->store(encode(from, current, wanted, clear ? kConfirmed : kCancelled),
                  std::memory_order_seq_cst);
   if (clear) ++confirmed_;

@@ -41,17 +41,38 @@ bool parse_placement(const std::string& text, PlacementPolicy& out);
 // (between: keep). Unknown figures keep `current`.
 int wanted_scale(const transport::HandOff& h, int current);
 
+// What the selector prices with, agreed per collective as one code (1..63): the hand-off
+// scale (1..kMaxPlacementScale) and whether every rank's buffers lie in memory its peers
+// map (registered memory, transport::SharedWindows::mappable): then single copy moves
+// bytes at memory speed (algo::CostParams::mapped_peers).
+struct Pricing {
+  static constexpr int kMappedBit = 32;  // above every scale
+  int scale = 1;
+  bool mapped = false;
+  int code() const { return scale | (mapped ? kMappedBit : 0); }
+  static Pricing of(int code) {
+    const int scale = code & (kMappedBit - 1);
+    return {scale < 1 ? 1 : scale, (code & kMappedBit) != 0};
+  }
+  bool operator==(const Pricing&) const = default;
+};
+
 class PlacementAgreement {
  public:
   // `rank_words`: every rank's shared word (index = rank); `common`: written by rank 0.
   PlacementAgreement(int rank, std::vector<std::atomic<std::uint64_t>*> rank_words,
                      std::atomic<std::uint64_t>* common);
   // When a collective's algorithm is chosen, in increasing `seq` order (program order;
-  // a group's at its end, still in order). Rank 0 first proposes `wanted` when it differs
-  // from the scale in force (0: no wish). Returns the scale every rank uses for `seq`.
-  // While a proposal covering `seq` is pending it waits for rank 0 up to `timeout` (the
-  // clock is read only then), then keeps the old scale.
-  int scale_for(std::uint64_t seq, int wanted, std::chrono::milliseconds timeout);
+  // a group's at its end, still in order). Rank 0 first proposes `wanted` (a value 1..63,
+  // e.g. a Pricing code) when it differs from the value in force (0: no wish). Returns the
+  // value every rank uses for `seq` (1 until a proposal). While a proposal covering `seq`
+  // is pending it waits for rank 0 up to `timeout` (the clock is read only then), then
+  // keeps the old value. `flag` is published with the rank's word (others_flagged()).
+  int scale_for(std::uint64_t seq, int wanted, std::chrono::milliseconds timeout,
+                bool flag = false);
+  // Whether every other rank published `flag` with its latest choice (rank 0 asks, to
+  // form its wish).
+  bool others_flagged() const;
   // Proposals rank 0 made and confirmed (tests, statistics).
   std::uint64_t confirmed() const { return confirmed_; }
 

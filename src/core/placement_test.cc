@@ -140,5 +140,44 @@ TEST(PlacementTest, ASwitchLandsAheadOfEveryRankAndWaitsForTheLast) {
   EXPECT_EQ(zero.confirmed(), 3u);
 }
 
+// Each rank's flag travels with its word: rank 0 sees whether every other rank flagged its
+// latest choice, and the flag leaves the agreement on seqs untouched.
+TEST(PlacementTest, FlagsTravelWithTheRanksWords) {
+  World w(3);
+  PlacementAgreement zero(0, w.ptrs, &w.common), one(1, w.ptrs, &w.common),
+      two(2, w.ptrs, &w.common);
+  const milliseconds d(1000);
+  const int mapped = Pricing{1, true}.code();
+  EXPECT_FALSE(zero.others_flagged());
+  EXPECT_EQ(one.scale_for(0, 0, d, true), 1);
+  EXPECT_FALSE(zero.others_flagged());
+  EXPECT_EQ(two.scale_for(0, 0, d, true), 1);
+  EXPECT_TRUE(zero.others_flagged());
+  EXPECT_FALSE(one.others_flagged());  // rank 0 has not flagged
+  // A proposal lands beyond every rank's seq, whatever their flags.
+  EXPECT_EQ(zero.scale_for(0, mapped, d, true), 1);
+  EXPECT_EQ(zero.confirmed(), 1u);
+  for (std::uint64_t s = 1; s < 8; ++s) {
+    const int want = s < 5 ? 1 : mapped;
+    EXPECT_EQ(zero.scale_for(s, mapped, d, true), want) << s;
+    EXPECT_EQ(one.scale_for(s, 0, d, s != 6), want) << s;
+    EXPECT_EQ(two.scale_for(s, 0, d, true), want) << s;
+  }
+  EXPECT_TRUE(zero.others_flagged());
+  EXPECT_EQ(one.scale_for(8, 0, d, false), mapped);
+  EXPECT_FALSE(zero.others_flagged());
+}
+
+TEST(PlacementTest, PricingCodesRoundTrip) {
+  for (int scale = 1; scale <= kMaxPlacementScale; ++scale)
+    for (bool mapped : {false, true}) {
+      const Pricing p{scale, mapped};
+      EXPECT_GE(p.code(), 1);
+      EXPECT_LE(p.code(), 63);
+      EXPECT_EQ(Pricing::of(p.code()), p);
+    }
+  EXPECT_EQ(Pricing::of(0), (Pricing{1, false}));  // the common word's zero: the default
+}
+
 }  // namespace
 }  // namespace chorus::core

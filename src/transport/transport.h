@@ -136,6 +136,11 @@ class SharedWindows {
   // The other direction: copies `bytes` at `local` to address `remote` of rank `rank`'s
   // process (which that rank published and will not touch until a barrier says so).
   virtual Status write_peer(int rank, const void* local, void* remote, std::size_t bytes);
+  // Optional: whether peers reach [p, p + bytes) of this process through a map of it
+  // (registered memory, chorus::mem_alloc), so that single copy moves it at memory speed
+  // instead of through a system call per transfer. A hint for the algorithm choice only:
+  // read_peer / write_peer work on any memory. False by default.
+  virtual bool mappable(const void* /*p*/, std::size_t /*bytes*/) const { return false; }
 
   // Optional: the cache-line hand-off between ranks as this rank measured it at its
   // barriers and exchanges (zeros: not measured).

@@ -116,6 +116,45 @@ TEST_P(RegisteredMemory, DefaultChoiceOnRegisteredBuffers) {
   EXPECT_TRUE(chorus::testing::all_ok(RankRunner::run(GetParam(), body, std::chrono::seconds(60))));
 }
 
+// The selector prices single copy at memory speed once every rank's buffers were
+// registered (the ranks agree on it per collective), and through system calls again once
+// one rank's are not: the estimate of a single-copy all_gather follows. The placement
+// scale is fixed so that only registration moves the figure.
+double single_copy_estimate(Communicator& comm) {
+  for (const auto& [algo, us] : comm.estimate("all_gather", kCount, DataType::kFloat32).candidates)
+    if (algo == "single_copy") return us;
+  return -1;
+}
+
+double after_all_gathers(Communicator& comm, bool registered) {
+  Floats send(kCount, registered), recv(kCount * comm.size(), registered);
+  for (std::size_t i = 0; i < kCount; ++i) send[i] = value(comm.rank(), i);
+  for (int i = 0; i < 20; ++i)
+    comm.all_gather(send.data(), recv.data(), kCount, DataType::kFloat32);
+  return single_copy_estimate(comm);
+}
+
+TEST_P(RegisteredMemory, PricingFollowsEveryRanksRegistration) {
+  auto body = [](Communicator& comm) {
+    const bool odd = comm.rank() % 2 == 1;
+    step("heap buffers");
+    const double heap = after_all_gathers(comm, false);
+    step("registered buffers");
+    const double mapped = after_all_gathers(comm, true);
+    step("only odd ranks registered");
+    const double some = after_all_gathers(comm, odd);
+    step("registered again");
+    const double again = after_all_gathers(comm, true);
+    check(heap > 0 && mapped > 0, "single copy has an estimate");
+    check(mapped < heap, "registered buffers make single copy cheaper");
+    check(some == heap, "one unregistered rank prices single copy as before");
+    check(again == mapped, "registered again: priced at memory speed again");
+  };
+  RunOptions o;
+  o.options.placement = "1";
+  EXPECT_TRUE(chorus::testing::all_ok(RankRunner::run(GetParam(), body, std::chrono::seconds(60), o)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, RegisteredMemory, ::testing::Values(2, 3));
 
 TEST(RegisteredMemoryMisuse, ZeroBytesAndForeignPointersAreInvalidArguments) {

@@ -102,6 +102,7 @@ MemRegistry::State& MemRegistry::state() {
     state_ = new State();  // never freed: peers may map the page until the process ends
     state_->owner = me;
     state_->make_page();
+    page_.store(state_->page, std::memory_order_release);
   }
   return *state_;
 }
@@ -161,6 +162,26 @@ std::size_t MemRegistry::listed() const {
   return state_ != nullptr && state_->owner == ::getpid() && state_->page != nullptr
              ? state_->page->count.load(std::memory_order_relaxed)
              : 0;
+}
+
+bool MemRegistry::holds(const void* p, std::size_t bytes) const {
+  const RegistryPage* pg = page_.load(std::memory_order_acquire);
+  if (pg == nullptr || pg->count.load(std::memory_order_relaxed) == 0) return false;
+  const auto lo = reinterpret_cast<std::uintptr_t>(p);
+  for (;;) {
+    const std::uint64_t v = pg->version.load(std::memory_order_acquire);
+    if (v % 2 != 0) continue;  // the owner (another thread) is rewriting the table
+    bool found = false;
+    const std::uint32_t n = pg->count.load(std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < n && i < kMaxRegions && !found; ++i) {
+      const RegionEntry& e = pg->entries[i];
+      const std::uint64_t base = e.base.load(std::memory_order_relaxed);
+      const std::uint64_t size = e.bytes.load(std::memory_order_relaxed);
+      found = lo >= base && lo - base <= size && bytes <= size - (lo - base);
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (pg->version.load(std::memory_order_relaxed) == v) return found;
+  }
 }
 
 }  // namespace chorus::shm

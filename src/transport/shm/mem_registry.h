@@ -61,6 +61,10 @@ class MemRegistry {
   Status free(void* ptr);
   // Live regions listed in the page.
   std::size_t listed() const;
+  // Whether [p, p + bytes) lies in one region listed in the page, so that peers map it.
+  // Lock-free and without system calls (read on every collective's issue); a hint only:
+  // a forked child sees its parent's list until it allocates or names its own page.
+  bool holds(const void* p, std::size_t bytes) const;
 
   MemRegistry(const MemRegistry&) = delete;
   MemRegistry& operator=(const MemRegistry&) = delete;
@@ -70,6 +74,7 @@ class MemRegistry {
   struct State;
   State& state();
   State* state_ = nullptr;
+  std::atomic<const RegistryPage*> page_{nullptr};  // state_'s page, for holds()
 };
 
 }  // namespace chorus::shm

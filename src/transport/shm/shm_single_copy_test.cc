@@ -133,6 +133,22 @@ TEST(MemRegistry, ListsWhatItAllocatesUntilFreed) {
   EXPECT_EQ(none.status().code(), ErrorCode::kInvalidArgument);
 }
 
+// holds(): a range inside one listed region, not one that runs past it, nor a freed one.
+TEST(MemRegistry, HoldsRangesOfListedRegionsOnly) {
+  MemRegistry& reg = MemRegistry::instance();
+  auto a = reg.alloc(8192);
+  ASSERT_TRUE(a.has_value()) << a.status().to_string();
+  auto* p = static_cast<char*>(*a);
+  EXPECT_TRUE(reg.holds(p, 8192));
+  EXPECT_TRUE(reg.holds(p + 100, 8000));
+  EXPECT_FALSE(reg.holds(p + 100, 8100));
+  EXPECT_FALSE(reg.holds(p - 1, 2));
+  std::vector<char> heap(64);
+  EXPECT_FALSE(reg.holds(heap.data(), 64));
+  ASSERT_TRUE(reg.free(p).is_ok());
+  EXPECT_FALSE(reg.holds(p, 1));
+}
+
 // Each rank's buffer in registered memory: peers read and write it through their map of
 // the region (counted), byte for byte; a private buffer still takes process_vm_readv.
 TEST(MemRegistry, PeersMoveRegisteredBuffersThroughMaps) {

@@ -40,6 +40,9 @@ class ShmWindows final : public transport::SharedWindows {
   }
   const void* mailbox(int rank) const override { return engine_->mailbox(rank); }
   bool single_copy() const override { return single_copy_; }
+  bool mappable(const void* p, std::size_t bytes) const override {
+    return single_copy_ && MemRegistry::instance().holds(p, bytes);
+  }
   // A range the peer registered (mem_registry.h) moves through this process's map of it.
   Status read_peer(int rank, const void* remote, void* local, std::size_t bytes) override {
     if (engine_->aborted()) return engine_->abort_status();
