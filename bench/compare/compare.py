@@ -55,6 +55,9 @@ def parse_args(argv):
                    "ring's processes share them)")
     p.add_argument("--quick", action="store_true",
                    help="2 ranks, all_reduce and broadcast, few sizes, 1 repeat")
+    p.add_argument("--registered", action="store_true",
+                   help="Chorus's buffers from chorus::mem_alloc (chorus-bench -R); the peers' "
+                        "stay on the heap")
     p.add_argument("--no-install", action="store_true", help="do not run install-deps.sh")
     p.add_argument("--markdown", help="also write the machine, command and table here")
     p.add_argument("--json", help="also write the median time/busbw of every cell and system "
@@ -129,7 +132,8 @@ def main(argv):
     a = parse_args(argv)
     os.chdir(ROOT)
     have_mpi, have_gloo, have_stream, peer_dir = prepare(a)
-    systems = make_systems(a.build_dir, peer_dir, a.chorus_tcp, have_mpi, have_gloo)
+    systems = make_systems(a.build_dir, peer_dir, a.chorus_tcp, have_mpi, have_gloo,
+                           a.registered)
     results = Results([s.name for s in systems])
     streams = make_streams(peer_dir, a.stream_bytes) if have_stream else []
     results.stream_names = [st.name for st in streams]

@@ -88,8 +88,9 @@ def read_rows(path, cell, rc):
     return result
 
 
-def make_systems(build_dir, peer_dir, with_chorus_tcp, have_mpi, have_gloo):
-    """The columns, in launch order: chorus [chorus-tcp] mpi-shm mpi-tcp gloo."""
+def make_systems(build_dir, peer_dir, with_chorus_tcp, have_mpi, have_gloo, registered=False):
+    """The columns, in launch order: chorus [chorus-tcp] mpi-shm mpi-tcp gloo. `registered`:
+    chorus-bench's buffers come from chorus::mem_alloc (-R)."""
     tools = os.path.join(build_dir, "tools")
     run = os.path.join(tools, "chorus-run", "chorus-run")
     bench = os.path.join(tools, "chorus-bench", "chorus-bench")
@@ -101,7 +102,7 @@ def make_systems(build_dir, peer_dir, with_chorus_tcp, have_mpi, have_gloo):
 
     def chorus(cell, path, tmp):
         return [run, "-n", str(cell.nranks), "--no-tag-output", "--timeout", "280", "--",
-                bench] + sweep(cell) + ["--json", path]
+                bench] + sweep(cell) + (["-R"] if registered else []) + ["--json", path]
 
     def mpi(btl):
         def argv(cell, path, tmp):
