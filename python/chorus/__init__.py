@@ -37,6 +37,8 @@ from ._chorus import (  # noqa: F401  (re-exported)
     TimeoutError,
     Work,
     connect_tcp_store,
+    RegisteredBuffer,
+    mem_alloc,
     open_file_store,
 )
 
@@ -48,8 +50,22 @@ __all__ = [
     "AbortedError", "Bucketer", "Communicator", "Compression", "DataType", "DesyncError",
     "Error", "ErrorCode", "HealthReport", "InternalError", "InvalidArgumentError", "IoError",
     "NO_COLOR", "NotSupportedError", "PeerLostError", "ReduceOp", "Store", "Stream",
-    "TcpStoreServer", "Work", "connect_tcp_store", "open_file_store",
+    "TcpStoreServer", "Work", "connect_tcp_store", "open_file_store", "RegisteredBuffer",
+    "mem_alloc", "registered_array",
 ]
+
+
+def registered_array(shape, dtype="float32"):
+    """A zeroed numpy array of ``shape`` and ``dtype`` in registered memory
+    (``chorus.mem_alloc``): collectives on such arrays on every rank of a host move the
+    peers' bytes with plain copies (the single-copy algorithms), and the automatic choice
+    follows. Allocate the arrays you reuse once."""
+    import numpy as np
+
+    dt = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    buf = mem_alloc(max(1, count) * dt.itemsize)
+    return np.frombuffer(buf, dtype=dt, count=count).reshape(shape)
 
 
 @_contextlib.contextmanager

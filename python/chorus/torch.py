@@ -14,6 +14,26 @@ except ImportError as e:  # the adapter is built only when CMake found Torch
 ProcessGroupChorus = _chorus_torch.ProcessGroupChorus
 
 
+def registered_tensor(shape, dtype=None):
+    """A zeroed CPU tensor of ``shape`` and ``dtype`` (default: torch's default dtype) in
+    registered memory (``chorus.mem_alloc``): collectives of backend "chorus" on such
+    tensors on every rank of a host move the peers' bytes with plain copies (the
+    single-copy algorithms), and the automatic choice follows. Allocate the tensors you
+    reuse (gradient buckets, communication buffers) once."""
+    import math
+
+    import torch
+
+    from chorus import mem_alloc
+
+    dtype = dtype or torch.get_default_dtype()
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    count = math.prod(shape)
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    buf = mem_alloc(max(1, count) * itemsize)  # the tensor keeps it alive
+    return torch.frombuffer(buf, dtype=dtype, count=max(1, count))[:count].reshape(shape)
+
+
 def _create(store, rank, world_size, timeout):
     """Called by torch once per group (the default one and every new_group), with that
     group's PrefixStore; the group's timeout becomes Chorus's per-operation deadline."""

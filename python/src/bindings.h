@@ -15,5 +15,6 @@ void bind_communicator(py::module_& m);  // communicator.cc: life cycle, fault t
 void bind_collectives(py::module_& m);   // collectives.cc: blocking and async collectives
 void bind_groups(py::module_& m);        // groups.cc: streams, group calls, split/new_group
 void bind_bucketer(py::module_& m);      // bucketer.cc: Bucketer
+void bind_memory(py::module_& m);        // memory.cc: mem_alloc, RegisteredBuffer
 
 }  // namespace chorus::python

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_chorus, m) {
   cp::bind_collectives(m);
   cp::bind_groups(m);
   cp::bind_bucketer(m);
+  cp::bind_memory(m);
 }

@@ -1,6 +1,8 @@
 // The communicator's side of placement (core/placement.h): the pricing agreed per
 // collective (the hand-off scale, and whether every rank's buffers are registered memory)
 // and the selector that prices with it.
+#include <algorithm>
+
 #include "algo/cost_model.h"
 #include "core/comm_impl.h"
 #include "diag/log.h"
@@ -19,19 +21,33 @@ void CommImpl::start_placement() {
   placement_ = std::make_unique<PlacementAgreement>(rank_, std::move(words), w->common_word());
 }
 
+// Collectives of less than a page (what mem_alloc rounds to) say nothing: a program's
+// scalars (a loss, an agreed-exit flag, chorus-bench's own timing maxima) live on its stack
+// or heap whatever its large buffers do, and would otherwise turn mapped pricing off and
+// on again around every step.
+constexpr std::size_t kRegistrationMinBytes = 4096;
+
 bool CommImpl::buffers_mapped(const IssuedOp& op) const {
   const transport::SharedWindows* w = transport_->shared_windows();
   if (!caps_.single_copy || w == nullptr) return last_mapped_;
   const op::CollArgs& a = op.args;
   const std::size_t b = a.count * dtype_size(a.dtype), all = b * static_cast<std::size_t>(size_);
+  const void* send = a.send;
+  const void* recv = a.recv;
+  std::size_t send_bytes = b, recv_bytes = b;  // all_reduce
   switch (op.kind) {
-    case op::CollKind::kAllReduce: return w->mappable(a.send, b) && w->mappable(a.recv, b);
-    case op::CollKind::kBroadcast: return w->mappable(rank_ == a.root ? a.send : a.recv, b);
-    case op::CollKind::kAllGather: return w->mappable(a.send, b) && w->mappable(a.recv, all);
-    case op::CollKind::kReduceScatter: return w->mappable(a.send, all) && w->mappable(a.recv, b);
-    case op::CollKind::kAllToAll: return w->mappable(a.send, all) && w->mappable(a.recv, all);
+    case op::CollKind::kAllReduce: break;
+    case op::CollKind::kBroadcast:  // the root's send buffer, the others' receive buffer
+      if (rank_ == a.root) recv = send;
+      else send = recv;
+      break;
+    case op::CollKind::kAllGather: recv_bytes = all; break;
+    case op::CollKind::kReduceScatter: send_bytes = all; break;
+    case op::CollKind::kAllToAll: send_bytes = recv_bytes = all; break;
     default: return last_mapped_;  // no single-copy algorithm: says nothing of the buffers
   }
+  if (std::max(send_bytes, recv_bytes) < kRegistrationMinBytes) return last_mapped_;
+  return w->mappable(send, send_bytes) && w->mappable(recv, recv_bytes);
 }
 
 // Every rank publishes whether its buffers were registered; rank 0 asks for mapped pricing

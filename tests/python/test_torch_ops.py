@@ -235,8 +235,35 @@ def t_errors(rank, size, gloo):
     same(a, torch.full((3,), float(size)), "usable after errors")
 
 
+def t_registered(rank, size, gloo):
+    """Tensors in registered memory (chorus.torch.registered_tensor) give gloo's results."""
+    from chorus.torch import registered_tensor
+    n = 70001  # several pages and a tail
+    a = registered_tensor(n)
+    a.copy_(data(rank, torch.float32, n))
+    out = registered_tensor((size, n))
+    for _ in range(8):  # long enough for the ranks to agree that every buffer is registered
+        dist.all_gather_into_tensor(out, a)
+    refs = [torch.zeros(n) for _ in range(size)]
+    dist.all_gather(refs, a.clone(), group=gloo)
+    same(out, torch.stack(refs), "all_gather_into_tensor, registered")
+    x = registered_tensor(size * n)
+    x.copy_(data(rank, torch.float32, size * n, salt=5))
+    y = registered_tensor(size * n)
+    dist.all_to_all_single(y, x)
+    expect = torch.zeros(size * n)
+    dist.all_to_all_single(expect, x.clone(), group=gloo)
+    same(y, expect, "all_to_all_single, registered")
+    b = ref(x, torch.float32)
+    dist.all_reduce(x)
+    dist.all_reduce(b, group=gloo)
+    same(x, b, "all_reduce, registered")
+    check(registered_tensor(0).numel() == 0 and registered_tensor((2, 3)).shape == (2, 3),
+          "registered_tensor shapes")
+
+
 if __name__ == "__main__":
     rank, size, gloo = init()
     main([t_broadcast, t_all_reduce, t_all_reduce_coalesced, t_reduce, t_all_gather,
           t_gather_scatter, t_reduce_scatter, t_all_to_all, t_send_recv, t_barrier,
-          t_async_future, t_new_group, t_errors], rank, size, gloo)
+          t_async_future, t_new_group, t_registered, t_errors], rank, size, gloo)

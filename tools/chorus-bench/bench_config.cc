@@ -68,7 +68,8 @@ int parse_args(int argc, char** argv, BenchConfig* cfg) {
                "predicted time next to the measured out-of-place time (Communicator::estimate)");
   app.add_flag("-R,--registered", cfg->registered,
                "Buffers from chorus::mem_alloc (memory the ranks of a host map: single-copy "
-               "transfers become plain copies) instead of the heap");
+               "transfers become plain copies) instead of the heap; the first row warms up "
+               "at least 12 iterations, while the ranks agree that every buffer is registered");
   app.add_flag("--sync", cfg->sync,
                "Barrier before every timed iteration; each iteration is timed from the "
                "barrier to the last rank's completion (mean, fastest and slowest of single "

@@ -55,6 +55,7 @@ class Runner {
   const BenchConfig& cfg_;
   Buffer a_;  // out-of-place send buffer
   Buffer b_;  // receive buffer (and in-place buffer)
+  bool first_mode_ = true;  // no row has been warmed up yet
 };
 
 }  // namespace chorus_bench
