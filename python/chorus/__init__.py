@@ -31,13 +31,13 @@ from ._chorus import (  # noqa: F401  (re-exported)
     NotSupportedError,
     PeerLostError,
     ReduceOp,
+    RegisteredBuffer,
     Store,
     Stream,
     TcpStoreServer,
     TimeoutError,
     Work,
     connect_tcp_store,
-    RegisteredBuffer,
     mem_alloc,
     open_file_store,
 )
@@ -49,9 +49,9 @@ __version__ = _chorus.__version__
 __all__ = [
     "AbortedError", "Bucketer", "Communicator", "Compression", "DataType", "DesyncError",
     "Error", "ErrorCode", "HealthReport", "InternalError", "InvalidArgumentError", "IoError",
-    "NO_COLOR", "NotSupportedError", "PeerLostError", "ReduceOp", "Store", "Stream",
-    "TcpStoreServer", "Work", "connect_tcp_store", "open_file_store", "RegisteredBuffer",
-    "mem_alloc", "registered_array",
+    "NO_COLOR", "NotSupportedError", "PeerLostError", "ReduceOp", "RegisteredBuffer", "Store",
+    "Stream", "TcpStoreServer", "Work", "connect_tcp_store", "mem_alloc", "open_file_store",
+    "registered_array",
 ]
 
 

@@ -2,8 +2,12 @@
 `torch.distributed.init_process_group("chorus", ...)` runs every collective through
 Chorus (CPU tensors). Built when CMake finds Torch (CHORUS_BUILD_TORCH); see docs/PYTHON.md."""
 import atexit as _atexit
+import math as _math
 
+import torch as _torch
 import torch.distributed as _dist
+
+from chorus import mem_alloc as _mem_alloc
 
 try:
     from chorus import _chorus_torch
@@ -20,18 +24,12 @@ def registered_tensor(shape, dtype=None):
     tensors on every rank of a host move the peers' bytes with plain copies (the
     single-copy algorithms), and the automatic choice follows. Allocate the tensors you
     reuse (gradient buckets, communication buffers) once."""
-    import math
-
-    import torch
-
-    from chorus import mem_alloc
-
-    dtype = dtype or torch.get_default_dtype()
+    dtype = dtype or _torch.get_default_dtype()
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    count = math.prod(shape)
-    itemsize = torch.empty((), dtype=dtype).element_size()
-    buf = mem_alloc(max(1, count) * itemsize)  # the tensor keeps it alive
-    return torch.frombuffer(buf, dtype=dtype, count=max(1, count))[:count].reshape(shape)
+    count = _math.prod(shape)
+    itemsize = _torch.empty((), dtype=dtype).element_size()
+    buf = _mem_alloc(max(1, count) * itemsize)  # the tensor keeps it alive
+    return _torch.frombuffer(buf, dtype=dtype, count=max(1, count))[:count].reshape(shape)
 
 
 def _create(store, rank, world_size, timeout):

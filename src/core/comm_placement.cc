@@ -70,7 +70,7 @@ Pricing CommImpl::agreed_pricing(const IssuedOp& op) {
   }
   const std::uint64_t confirmed = placement_->confirmed();
   const Pricing before = pricing_;
-  pricing_ = Pricing::of(placement_->scale_for(op.args.seq, wanted, cfg_.timeout, last_mapped_));
+  pricing_ = Pricing::of(placement_->value_for(op.args.seq, wanted, cfg_.timeout, last_mapped_));
   if (placement_->confirmed() != confirmed) {
     const Pricing want = Pricing::of(wanted);
     const transport::HandOff h = transport_->shared_windows()->hand_off();

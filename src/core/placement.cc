@@ -76,7 +76,7 @@ bool PlacementAgreement::others_flagged() const {
   return true;
 }
 
-int PlacementAgreement::scale_for(std::uint64_t seq, int wanted,
+int PlacementAgreement::value_for(std::uint64_t seq, int wanted,
                                   std::chrono::milliseconds timeout, bool flag) {
   words_[rank_]->store((seq + 1) | (flag ? kFlag : 0), std::memory_order_seq_cst);
   if (rank_ == 0) {

@@ -68,7 +68,7 @@ class PlacementAgreement {
   // value every rank uses for `seq` (1 until a proposal). While a proposal covering `seq`
   // is pending it waits for rank 0 up to `timeout` (the clock is read only then), then
   // keeps the old value. `flag` is published with the rank's word (others_flagged()).
-  int scale_for(std::uint64_t seq, int wanted, std::chrono::milliseconds timeout,
+  int value_for(std::uint64_t seq, int wanted, std::chrono::milliseconds timeout,
                 bool flag = false);
   // Whether every other rank published `flag` with its latest choice (rank 0 asks, to
   // form its wish).

@@ -71,7 +71,7 @@ std::vector<std::vector<int>> run(World& w, int n, int count, int slack, Wanted 
         while (s - slowest() > slack) std::this_thread::yield();
         if (rng() % 16 == 0) std::this_thread::yield();  // ranks drift apart
         done[r].store(s);
-        scales[r][s] = agreements[r]->scale_for(static_cast<std::uint64_t>(s),
+        scales[r][s] = agreements[r]->value_for(static_cast<std::uint64_t>(s),
                                                 r == 0 ? wanted(s) : 0,
                                                 milliseconds(20000));
       }
@@ -117,26 +117,26 @@ TEST(PlacementTest, ASwitchLandsAheadOfEveryRankAndWaitsForTheLast) {
   World w(2);
   PlacementAgreement zero(0, w.ptrs, &w.common), one(1, w.ptrs, &w.common);
   const milliseconds d(1000);
-  EXPECT_EQ(one.scale_for(0, 0, d), 1);
-  EXPECT_EQ(one.scale_for(1, 0, d), 1);
-  EXPECT_EQ(zero.scale_for(0, 5, d), 1);  // proposes 5 from seq 2 + 4 on
+  EXPECT_EQ(one.value_for(0, 0, d), 1);
+  EXPECT_EQ(one.value_for(1, 0, d), 1);
+  EXPECT_EQ(zero.value_for(0, 5, d), 1);  // proposes 5 from seq 2 + 4 on
   EXPECT_EQ(zero.confirmed(), 1u);
   for (std::uint64_t s = 1; s < 10; ++s) {
     const int want = s < 6 ? 1 : 5;
-    EXPECT_EQ(zero.scale_for(s, 5, d), want) << s;
+    EXPECT_EQ(zero.value_for(s, 5, d), want) << s;
     if (s >= 2) {
-      EXPECT_EQ(one.scale_for(s, 0, d), want) << s;
+      EXPECT_EQ(one.value_for(s, 0, d), want) << s;
     }
   }
   // Rank 1 has chosen up to seq 9, rank 0 now 10: back to 1 from 10 + 1 + 4 on.
-  EXPECT_EQ(zero.scale_for(10, 1, d), 5);
+  EXPECT_EQ(zero.value_for(10, 1, d), 5);
   EXPECT_EQ(zero.confirmed(), 2u);
-  for (std::uint64_t s = 11; s < 15; ++s) EXPECT_EQ(zero.scale_for(s, 1, d), 5);
+  for (std::uint64_t s = 11; s < 15; ++s) EXPECT_EQ(zero.value_for(s, 1, d), 5);
   // Rank 1 (at 9) has not passed 15, where the last switch landed: no proposal yet.
-  EXPECT_EQ(zero.scale_for(15, 7, d), 1);
+  EXPECT_EQ(zero.value_for(15, 7, d), 1);
   EXPECT_EQ(zero.confirmed(), 2u);
-  for (std::uint64_t s = 10; s < 16; ++s) EXPECT_EQ(one.scale_for(s, 0, d), s < 15 ? 5 : 1);
-  EXPECT_EQ(zero.scale_for(16, 7, d), 1);  // now it may (from 17 + 4 on)
+  for (std::uint64_t s = 10; s < 16; ++s) EXPECT_EQ(one.value_for(s, 0, d), s < 15 ? 5 : 1);
+  EXPECT_EQ(zero.value_for(16, 7, d), 1);  // now it may (from 17 + 4 on)
   EXPECT_EQ(zero.confirmed(), 3u);
 }
 
@@ -149,22 +149,22 @@ TEST(PlacementTest, FlagsTravelWithTheRanksWords) {
   const milliseconds d(1000);
   const int mapped = Pricing{1, true}.code();
   EXPECT_FALSE(zero.others_flagged());
-  EXPECT_EQ(one.scale_for(0, 0, d, true), 1);
+  EXPECT_EQ(one.value_for(0, 0, d, true), 1);
   EXPECT_FALSE(zero.others_flagged());
-  EXPECT_EQ(two.scale_for(0, 0, d, true), 1);
+  EXPECT_EQ(two.value_for(0, 0, d, true), 1);
   EXPECT_TRUE(zero.others_flagged());
   EXPECT_FALSE(one.others_flagged());  // rank 0 has not flagged
   // A proposal lands beyond every rank's seq, whatever their flags.
-  EXPECT_EQ(zero.scale_for(0, mapped, d, true), 1);
+  EXPECT_EQ(zero.value_for(0, mapped, d, true), 1);
   EXPECT_EQ(zero.confirmed(), 1u);
   for (std::uint64_t s = 1; s < 8; ++s) {
     const int want = s < 5 ? 1 : mapped;
-    EXPECT_EQ(zero.scale_for(s, mapped, d, true), want) << s;
-    EXPECT_EQ(one.scale_for(s, 0, d, s != 6), want) << s;
-    EXPECT_EQ(two.scale_for(s, 0, d, true), want) << s;
+    EXPECT_EQ(zero.value_for(s, mapped, d, true), want) << s;
+    EXPECT_EQ(one.value_for(s, 0, d, s != 6), want) << s;
+    EXPECT_EQ(two.value_for(s, 0, d, true), want) << s;
   }
   EXPECT_TRUE(zero.others_flagged());
-  EXPECT_EQ(one.scale_for(8, 0, d, false), mapped);
+  EXPECT_EQ(one.value_for(8, 0, d, false), mapped);
   EXPECT_FALSE(zero.others_flagged());
 }
 
