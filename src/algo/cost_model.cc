@@ -223,7 +223,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     if (a == "shm") return c.chunks(s) * c.barrier() + c.copy(s, s) + c.copy((n - 1) * s, all);
     if (a == "single_copy")  // its own block copied, the others read
       return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, n - 1);
-    if (a == "ring") return MsgTime(c).add(Step{double(n), double(n), 2 * s}, n - 1).us();
+    if (a == "ring")  // its own block copied, then n - 1 steps
+      return c.copy(s, s) + MsgTime(c).add(Step{double(n), double(n), 2 * s}, n - 1).us();
     return -1;
   }
   if (k == CollKind::kReduceScatter) {
@@ -257,8 +258,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + c.copy(all, all);
   if (a == "single_copy")  // its own block copied; half of each pair read, half written
     return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, 2 * (n - 1));
-  if (a == "pairwise")
-    return MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
+  if (a == "pairwise")  // its own block copied, then n - 1 exchanges
+    return c.copy(s, s) + MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
   return -1;
 }
 
