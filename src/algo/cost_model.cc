@@ -259,7 +259,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   if (a == "single_copy")  // its own block copied; half of each pair read, half written
     return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, 2 * (n - 1));
   if (a == "pairwise")  // its own block copied, then n - 1 exchanges
-    return c.copy(s, s) + MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
+    return c.copy(s, s) +
+           MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
   return -1;
 }
 

@@ -194,13 +194,11 @@ TEST(CostModel, GrowsWithSize) {
   }
 }
 
-// Single copy's all_gather and all_to_all (out of place, as chosen for) copy the rank's own
-// block besides reading the others': its time follows the copy rate too, by one block's
-// copy (in cache at 64 KiB per block, out of cache at 4 MiB).
-// Every out-of-place all_gather and all_to_all copies its own block from send to recv
-// before it moves the others': the copy rate enters each prediction once, for one block
-// (single copy, the ring, pairwise; 4 ranks on 4 processors, where the message steps
-// stream at the exchange rate, so only the own block's copy follows the copy rate).
+// Every out-of-place all_gather and all_to_all copies the rank's own block from send to recv
+// besides moving the others': the copy rate enters each prediction once, for one block (in
+// cache at 64 KiB per block, out of cache at 4 MiB): single copy, the ring, pairwise (4 ranks
+// on 4 processors, where the message steps stream at the exchange rate, so only the own
+// block's copy follows the copy rate).
 TEST(CostModel, BlockAlgorithmsCopyTheirOwnBlock) {
   CostParams fast = params(4), slow = params(4);
   slow.copy_bw_cache = fast.copy_bw_cache / 2;
