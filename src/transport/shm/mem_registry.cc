@@ -167,21 +167,11 @@ std::size_t MemRegistry::listed() const {
 bool MemRegistry::holds(const void* p, std::size_t bytes) const {
   const RegistryPage* pg = page_.load(std::memory_order_acquire);
   if (pg == nullptr || pg->count.load(std::memory_order_relaxed) == 0) return false;
-  const auto lo = reinterpret_cast<std::uintptr_t>(p);
-  for (;;) {
-    const std::uint64_t v = pg->version.load(std::memory_order_acquire);
-    if (v % 2 != 0) continue;  // the owner (another thread) is rewriting the table
-    bool found = false;
-    const std::uint32_t n = pg->count.load(std::memory_order_relaxed);
-    for (std::uint32_t i = 0; i < n && i < kMaxRegions && !found; ++i) {
-      const RegionEntry& e = pg->entries[i];
-      const std::uint64_t base = e.base.load(std::memory_order_relaxed);
-      const std::uint64_t size = e.bytes.load(std::memory_order_relaxed);
-      found = lo >= base && lo - base <= size && bytes <= size - (lo - base);
-    }
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (pg->version.load(std::memory_order_relaxed) == v) return found;
-  }
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  return scan_page(*pg, [&](const RegionEntry& e) {
+    return region_holds(e.base.load(std::memory_order_relaxed),
+                        e.bytes.load(std::memory_order_relaxed), addr, bytes);
+  });
 }
 
 }  // namespace chorus::shm

@@ -37,6 +37,30 @@ struct alignas(64) RegistryPage {
 };
 static_assert(sizeof(RegistryPage) <= kRegistryPageBytes);
 
+// Calls `visit` on the listed entries of `page` until it returns true, under the page's
+// sequence lock: from the start again when the owner changed the table meanwhile (the
+// visitor must only copy). Whether it returned true. Readers: peers (peer_maps.cc) and the
+// owner's other threads (MemRegistry::holds).
+template <class Visit>
+bool scan_page(const RegistryPage& page, Visit visit) {
+  for (;;) {
+    const std::uint64_t v = page.version.load(std::memory_order_acquire);
+    if (v % 2 != 0) continue;
+    bool hit = false;
+    std::uint32_t n = page.count.load(std::memory_order_relaxed);
+    if (n > kMaxRegions) n = static_cast<std::uint32_t>(kMaxRegions);
+    for (std::uint32_t i = 0; i < n && !hit; ++i) hit = visit(page.entries[i]);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (page.version.load(std::memory_order_relaxed) == v) return hit;
+  }
+}
+
+// Whether a region of `size` bytes at `base` holds [addr, addr + n).
+inline bool region_holds(std::uint64_t base, std::uint64_t size, std::uint64_t addr,
+                         std::uint64_t n) {
+  return addr >= base && addr - base <= size && n <= size - (addr - base);
+}
+
 // The memfd names peers check through /proc/<pid>/fd links: the page's, and region `id`'s.
 std::string registry_page_name(std::uint64_t token);
 std::string region_name(std::uint64_t token, std::uint64_t id);

@@ -7,7 +7,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -55,23 +54,6 @@ void* map_fd(int fd, std::size_t bytes, int prot) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
-// Calls `visit` on the listed entries of `page` until it returns true, under the page's
-// sequence lock: from the start again when the owner changed the table meanwhile (the
-// visitor must only copy). Whether it returned true.
-template <class Visit>
-bool scan(const RegistryPage& page, Visit visit) {
-  for (;;) {
-    const std::uint64_t v = page.version.load(std::memory_order_acquire);
-    if (v % 2 != 0) continue;
-    bool hit = false;
-    const std::uint32_t n = std::min<std::uint32_t>(page.count.load(std::memory_order_relaxed),
-                                                    static_cast<std::uint32_t>(kMaxRegions));
-    for (std::uint32_t i = 0; i < n && !hit; ++i) hit = visit(page.entries[i]);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (page.version.load(std::memory_order_relaxed) == v) return hit;
-  }
-}
-
 struct Listed {
   std::uint64_t base = 0, bytes = 0, id = 0;
   std::int64_t fd = -1;
@@ -79,12 +61,12 @@ struct Listed {
 
 // The entry of `page` that holds [addr, addr + n); false when none does.
 bool lookup(const RegistryPage& page, std::uint64_t addr, std::size_t n, Listed& out) {
-  return scan(page, [&](const RegionEntry& e) {
+  return scan_page(page, [&](const RegionEntry& e) {
     out.base = e.base.load(std::memory_order_relaxed);
     out.bytes = e.bytes.load(std::memory_order_relaxed);
     out.id = e.id.load(std::memory_order_relaxed);
     out.fd = e.fd.load(std::memory_order_relaxed);
-    return addr >= out.base && addr - out.base <= out.bytes && n <= out.bytes - (addr - out.base);
+    return region_holds(out.base, out.bytes, addr, n);
   });
 }
 
@@ -92,7 +74,7 @@ bool lookup(const RegistryPage& page, std::uint64_t addr, std::size_t n, Listed&
 void drop_unlisted(Peer& p) {
   for (auto it = p.regions.begin(); it != p.regions.end();) {
     const std::uint64_t id = it->first;
-    if (scan(*p.page, [&](const RegionEntry& e) {
+    if (scan_page(*p.page, [&](const RegionEntry& e) {
           return e.id.load(std::memory_order_relaxed) == id;
         })) {
       ++it;
