@@ -25,9 +25,10 @@ Status shm_broadcast(transport::Transport& t, const CollArgs& a) {
   if (w == nullptr) return tree_broadcast(t, a);
   const std::size_t chunk = window_half_bytes(*w) / esz;
   const bool root = t.rank() == a.root;
-  if (root) copy_if_distinct(a.recv, a.send, a.count * esz);
+  const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
   if (a.count * esz <= w->mailbox_bytes()) {
+    if (root) copy_if_distinct(recv, send, a.count * esz);
     CHORUS_RETURN_IF_ERROR(
         w->exchange(recv, root ? a.count * esz : 0, a.tag(0), a.deadline));
     if (!root) std::memcpy(recv, w->mailbox(a.root), a.count * esz);
@@ -37,7 +38,10 @@ Status shm_broadcast(transport::Transport& t, const CollArgs& a) {
   for (std::size_t first = 0; first < a.count; first += chunk) {
     const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
     const std::uint64_t b = w->barriers();
-    if (root) std::memcpy(window_half(*w, a.root, b), recv + first * esz, bytes);
+    if (root) {
+      std::memcpy(window_half(*w, a.root, b), send + first * esz, bytes);
+      copy_if_distinct(recv + first * esz, send + first * esz, bytes);  // from this cache
+    }
     CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
     if (!root) std::memcpy(recv + first * esz, window_half(*w, a.root, b), bytes);
   }
@@ -52,8 +56,9 @@ Status shm_all_gather(transport::Transport& t, const CollArgs& a) {
   const std::size_t chunk = window_half_bytes(*w) / esz;
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
-  copy_if_distinct(recv + r * a.count * esz, send, a.count * esz);  // own block
+  char* own = recv + r * a.count * esz;
   if (a.count * esz <= w->mailbox_bytes()) {
+    copy_if_distinct(own, send, a.count * esz);
     CHORUS_RETURN_IF_ERROR(w->exchange(send, a.count * esz, a.tag(0), a.deadline));
     for (int j = 0; j < n; ++j)
       if (j != r) std::memcpy(recv + j * a.count * esz, w->mailbox(j), a.count * esz);
@@ -64,6 +69,7 @@ Status shm_all_gather(transport::Transport& t, const CollArgs& a) {
     const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
     const std::uint64_t b = w->barriers();
     std::memcpy(window_half(*w, r, b), send + first * esz, bytes);
+    copy_if_distinct(own + first * esz, send + first * esz, bytes);  // from this cache
     CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
     for (int j = 0; j < n; ++j)
       if (j != r) std::memcpy(recv + (j * a.count + first) * esz, window_half(*w, j, b), bytes);
