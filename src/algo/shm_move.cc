@@ -4,8 +4,11 @@
 //   all_gather: every rank copies its chunk in; after the barrier each copies the
 //     others' chunks out.
 //   all_to_all: every rank copies chunk c of each of its n - 1 blocks for the others in;
-//     after the barrier rank r copies sub-chunk r of every other window out (its own
-//     block goes straight from send to recv).
+//     after the barrier rank r copies sub-chunk r of every other window out.
+// What stays on a rank (the root's message, a rank's own block) goes straight from send
+// to recv chunk by chunk, while the rank waits at the chunk's barrier for the others
+// (SharedWindows::barrier_meanwhile): off the critical path, and for broadcast and
+// all_gather from the lines the copy in just brought into this processor's cache.
 //   barrier: one mailbox exchange of nothing.
 // What fits the transport's mailboxes (SharedWindows::exchange: up to ~4 KB per rank)
 // goes through them instead, in one exchange: every rank publishes what it sends (the
@@ -38,11 +41,10 @@ Status shm_broadcast(transport::Transport& t, const CollArgs& a) {
   for (std::size_t first = 0; first < a.count; first += chunk) {
     const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
     const std::uint64_t b = w->barriers();
-    if (root) {
-      std::memcpy(window_half(*w, a.root, b), send + first * esz, bytes);
-      copy_if_distinct(recv + first * esz, send + first * esz, bytes);  // from this cache
-    }
-    CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
+    if (root) std::memcpy(window_half(*w, a.root, b), send + first * esz, bytes);
+    CHORUS_RETURN_IF_ERROR(w->barrier_meanwhile(a.tag(step++), a.deadline, [&] {
+      if (root) copy_if_distinct(recv + first * esz, send + first * esz, bytes);
+    }));
     if (!root) std::memcpy(recv + first * esz, window_half(*w, a.root, b), bytes);
   }
   return Status::ok();
@@ -69,8 +71,9 @@ Status shm_all_gather(transport::Transport& t, const CollArgs& a) {
     const std::size_t bytes = (a.count - first < chunk ? a.count - first : chunk) * esz;
     const std::uint64_t b = w->barriers();
     std::memcpy(window_half(*w, r, b), send + first * esz, bytes);
-    copy_if_distinct(own + first * esz, send + first * esz, bytes);  // from this cache
-    CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
+    CHORUS_RETURN_IF_ERROR(w->barrier_meanwhile(a.tag(step++), a.deadline, [&] {
+      copy_if_distinct(own + first * esz, send + first * esz, bytes);
+    }));
     for (int j = 0; j < n; ++j)
       if (j != r) std::memcpy(recv + (j * a.count + first) * esz, window_half(*w, j, b), bytes);
   }
@@ -107,14 +110,14 @@ Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
     // This rank's own block goes straight from send to recv (in place: it stays).
     for (int p = 0; p < n; ++p)
       if (p != r) std::memcpy(mine + p * chunk * esz, send + (p * a.count + first) * esz, bytes);
-    CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(step++), a.deadline));
-    for (int q = 0; q < n; ++q) {
-      char* to = recv + (q * a.count + first) * esz;
-      if (q == r)
-        copy_if_distinct(to, send + (r * a.count + first) * esz, bytes);
-      else
-        std::memcpy(to, window_half(*w, q, b) + r * chunk * esz, bytes);
-    }
+    CHORUS_RETURN_IF_ERROR(w->barrier_meanwhile(a.tag(step++), a.deadline, [&] {
+      const std::size_t mine_at = (r * a.count + first) * esz;
+      copy_if_distinct(recv + mine_at, send + mine_at, bytes);
+    }));
+    for (int q = 0; q < n; ++q)
+      if (q != r)
+        std::memcpy(recv + (q * a.count + first) * esz, window_half(*w, q, b) + r * chunk * esz,
+                    bytes);
   }
   return Status::ok();
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "util/deadline.h"
+#include "util/function_ref.h"
 #include "util/status.h"
 
 namespace chorus::transport {
@@ -107,6 +108,15 @@ class SharedWindows {
   // kTimeout (deadline, naming a missing rank and `tag`'s seq), kAborted (or the code of
   // an abort reported by any rank). Never hangs.
   virtual Status barrier(const Tag& tag, Deadline deadline) = 0;
+  // barrier(), with `meanwhile` run once this rank's arrival is published and before it
+  // waits for the others: work on this rank's private memory (never a window, which the
+  // others may still be writing) that no peer waits for, done while they arrive. By
+  // default (a transport that cannot split its barrier) it runs before barrier().
+  virtual Status barrier_meanwhile(const Tag& tag, Deadline deadline,
+                                   util::FunctionRef<void()> meanwhile) {
+    meanwhile();
+    return barrier(tag, deadline);
+  }
   // Barriers this rank has completed since the transport was created (algorithms derive
   // which half of a window is free from it).
   virtual std::uint64_t barriers() const = 0;

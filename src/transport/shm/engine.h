@@ -74,7 +74,10 @@ class Engine final : public engine::Engine {
   // How messages name peer `r`: its rank number (ShmOptions::rank_names) and "pid P on HOST".
   int peer_name(int r) const { return peers_[r].name; }
   const std::string& peer_address(int r) const { return peers_[r].address; }
-  Status window_barrier(const transport::Tag& tag, Deadline deadline);
+  // With `meanwhile`: run after this rank's arrival, before the wait
+  // (transport::SharedWindows::barrier_meanwhile).
+  Status window_barrier(const transport::Tag& tag, Deadline deadline,
+                        const util::FunctionRef<void()>* meanwhile = nullptr);
   // Small-message mailboxes (windows.cc): see transport::SharedWindows::exchange.
   Status mailbox_exchange(const void* data, std::size_t bytes, const transport::Tag& tag,
                           Deadline deadline);
@@ -142,8 +145,10 @@ class Engine final : public engine::Engine {
   // kDesync when a peer that has not arrived at `target` waits at the other kind of point.
   Status stray_peer(Sync kind, std::uint64_t target, const transport::Tag& tag) const;
   // Publishes nothing; waits until every rank arrived at point `target` (windows.cc).
+  // `rung`: the caller rang the peers' doorbells as it arrived and has done other work
+  // since (no hand-off sample then: the wait did not start at the arrival).
   Status wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
-                       Deadline deadline);
+                       Deadline deadline, bool rung = false);
   // windows.cc: at a sampled point, stamps this rank's arrival (before its arrival word);
   // once every rank is seen there by a thread that spun for them, the hand-off sample.
   void stamp_arrival(std::uint64_t target);

@@ -28,6 +28,10 @@ class ShmWindows final : public transport::SharedWindows {
   Status barrier(const transport::Tag& tag, Deadline deadline) override {
     return engine_->window_barrier(tag, deadline);
   }
+  Status barrier_meanwhile(const transport::Tag& tag, Deadline deadline,
+                           util::FunctionRef<void()> meanwhile) override {
+    return engine_->window_barrier(tag, deadline, &meanwhile);
+  }
   std::uint64_t barriers() const override { return engine_->window_barriers(); }
   std::size_t mailbox_bytes() const override { return sizeof(Mailbox::data); }
   Status exchange(const void* data, std::size_t bytes, const transport::Tag& tag,

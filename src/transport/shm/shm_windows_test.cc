@@ -3,8 +3,10 @@
 // ever hangs: a killed peer gives kPeerLost, a missing one kTimeout, an abort its code, a
 // peer in another operation kDesync.
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "transport/shm/hand_off.h"
@@ -47,6 +49,46 @@ TEST_P(Windows, EveryRankSeesEveryWindowAfterABarrier) {
     SHM_CHECK(win->barriers() == 80, "barriers() = %llu",
               static_cast<unsigned long long>(win->barriers()));
   }));
+}
+
+// barrier_meanwhile runs its work once, after the rank's arrival is published: rank 0's
+// work waits for every other rank to have passed the barrier (which they can only do once
+// rank 0 arrived), and each of them counts its own work's runs. Run before the arrival
+// (the default of a transport that cannot split its barrier), rank 0's work would wait in
+// vain and the others would pass only after it gave up.
+TEST_P(Windows, MeanwhileRunsAfterThisRanksArrival) {
+  const int n = GetParam();
+  World w(n);
+  // Shared with the forked ranks: how many ranks have returned from the barrier.
+  void* shared = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(shared, MAP_FAILED);
+  auto* passed = static_cast<std::atomic<int>*>(shared);
+  passed->store(0);
+  expect_all_pass(w.run([&](int rank) {
+    auto t = w.connect(rank);
+    transport::SharedWindows* win = t->shared_windows();
+    SHM_CHECK(win != nullptr, "no shared windows");
+    int runs = 0, others_passed = -1;
+    Status st = win->barrier_meanwhile(Tag{1, 1, 0}, in_ms(kWaitMs), [&] {
+      ++runs;
+      if (rank != 0) return;
+      const auto give_up = Clock::now() + std::chrono::seconds(5);
+      while (passed->load() < n - 1 && Clock::now() < give_up) util::cpu_pause();
+      others_passed = passed->load();
+    });
+    SHM_CHECK(st.is_ok(), "barrier_meanwhile: %s", st.to_string().c_str());
+    if (rank != 0) passed->fetch_add(1);
+    SHM_CHECK(runs == 1, "the work ran %d times", runs);
+    SHM_CHECK(win->barriers() == 1, "barriers() = %llu",
+              static_cast<unsigned long long>(win->barriers()));
+    if (rank == 0)
+      SHM_CHECK(others_passed == n - 1, "%d of %d other ranks passed while rank 0's work ran",
+                others_passed, n - 1);
+    // The next barrier works as usual after one with work in it.
+    st = win->barrier(Tag{1, 2, 0}, in_ms(kWaitMs));
+    SHM_CHECK(st.is_ok(), "barrier after: %s", st.to_string().c_str());
+  }));
+  ::munmap(shared, 4096);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, Windows, ::testing::Values(1, 2, 3, 8));

@@ -77,7 +77,8 @@ Status Engine::sync_agreement(Sync kind, const transport::Tag& tag, std::uint64_
   return Status::ok();
 }
 
-Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
+Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline,
+                              const util::FunctionRef<void()>* meanwhile) {
   if (aborted()) return abort_status();
   const std::uint64_t target = win_count_.load(std::memory_order_relaxed) + 1;
   me_.win_seq[target % 2].store(tag.seq, std::memory_order_relaxed);
@@ -85,7 +86,13 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline) {
   me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
   stamp_arrival(target);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
-  CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kWindows, target, tag, deadline));
+  if (meanwhile != nullptr) {
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_) ring(r);
+    (*meanwhile)();
+  }
+  CHORUS_RETURN_IF_ERROR(
+      wait_arrivals(Sync::kWindows, target, tag, deadline, meanwhile != nullptr));
   win_count_.store(target, std::memory_order_relaxed);
   return Status::ok();
 }
@@ -152,9 +159,10 @@ Status Engine::stray_peer(Sync kind, std::uint64_t target, const transport::Tag&
 // This rank has published its arrival at `target`: rings the peers (a sleeping one wakes
 // only if it sleeps) and waits for theirs.
 Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
-                             Deadline deadline) {
-  for (int r = 0; r < size_; ++r)
-    if (r != rank_) ring(r);
+                             Deadline deadline, bool rung) {
+  if (!rung)
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_) ring(r);
   int behind = -1;  // a rank not there yet, checked first next time
   auto all_arrived = [&] {
     if (behind >= 0 && arrived(seg_.slot(behind), kind, target) < target) return false;
@@ -176,7 +184,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
     return false;
   };
   if (policy.may_spin() && spin()) {
-    sample_hand_off(target);
+    if (!rung) sample_hand_off(target);
     return agreed(kind, target, tag);
   }
   // The rank not there yet may be waiting for this thread's processor.
@@ -190,7 +198,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
         // A look after every pause: one pause is 20-40 ns, a clock reading ~30 ns on a VM,
         // and an arrival is met within one pause, not within a round of them.
         if (spin()) {
-          sample_hand_off(target);
+          if (!rung) sample_hand_off(target);
           break;
         }
       } else {
