@@ -114,7 +114,10 @@ Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
   const std::uint64_t b = w->barriers();
   if (root) publish(*w, r, b, word_of(a.send), tail);
   else publish(*w, r, b, word_of(a.recv));
-  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
+  // The root's own copy while the others arrive: its recv is no peer's to read or write.
+  CHORUS_RETURN_IF_ERROR(w->barrier_meanwhile(a.tag(0), a.deadline, [&] {
+    if (root) copy_if_distinct(a.recv, a.send, bytes);
+  }));
   if (root) {
     const auto* src = static_cast<const char*>(a.send);
     for (int i = 1; i < n && tail > 0; ++i) {
@@ -122,7 +125,6 @@ Status single_copy_broadcast(transport::Transport& t, const CollArgs& a) {
       CHORUS_RETURN_IF_ERROR(
           w->write_peer(j, src + bytes - tail, published(*w, j, b, 0) + bytes - tail, tail));
     }
-    copy_if_distinct(a.recv, a.send, bytes);
   } else {
     const std::uint64_t pushed = published_word(*w, a.root, b, 1);
     CHORUS_RETURN_IF_ERROR(w->read_peer(a.root, published(*w, a.root, b, 0), a.recv, bytes - pushed));
@@ -141,8 +143,9 @@ Status single_copy_all_gather(transport::Transport& t, const CollArgs& a) {
   auto* recv = static_cast<char*>(a.recv);
   const std::uint64_t b = w->barriers();
   publish(*w, r, b, word_of(a.send));
-  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
-  copy_if_distinct(recv + r * bytes, a.send, bytes);
+  CHORUS_RETURN_IF_ERROR(w->barrier_meanwhile(a.tag(0), a.deadline, [&] {
+    copy_if_distinct(recv + r * bytes, a.send, bytes);  // no peer touches this block
+  }));
   for (int i = 1; i < n; ++i) {
     const int j = (r + i) % n;
     CHORUS_RETURN_IF_ERROR(w->read_peer(j, published(*w, j, b, 0), recv + j * bytes, bytes));
@@ -168,8 +171,9 @@ Status single_copy_all_to_all(transport::Transport& t, const CollArgs& a) {
   }
   const std::uint64_t b = w->barriers();
   publish(*w, r, b, word_of(send), word_of(recv));
-  CHORUS_RETURN_IF_ERROR(w->barrier(a.tag(0), a.deadline));
-  copy_if_distinct(recv + r * bytes, send + r * bytes, bytes);
+  CHORUS_RETURN_IF_ERROR(w->barrier_meanwhile(a.tag(0), a.deadline, [&] {
+    copy_if_distinct(recv + r * bytes, send + r * bytes, bytes);  // peers write the others
+  }));
   // Ranks r and j swap block j of r's send buffer with block r of j's: the lower rank
   // moves both ways the first half of the bytes, the higher rank the second half. Every
   // byte range of a pair is read and written by one process, so a rank in place loses
