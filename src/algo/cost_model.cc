@@ -253,9 +253,10 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     }
     return -1;
   }
+  // shm stages the n - 1 blocks for the others, a slot each in a window half.
   if (a == "shm" && c.running())  // its own block, then the exchange of the others
-    return c.chunks(all) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
-  if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + c.copy(all, all);
+    return c.chunks(all - s) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
+  if (a == "shm") return c.chunks(all - s) * c.barrier() + c.copy(all, all) + c.copy(all, all);
   if (a == "single_copy")  // its own block copied; half of each pair read, half written
     return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, 2 * (n - 1));
   if (a == "pairwise")  // its own block copied, then n - 1 exchanges

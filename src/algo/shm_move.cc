@@ -3,8 +3,8 @@
 //   broadcast: the root copies the chunk in; after the barrier the others copy it out.
 //   all_gather: every rank copies its chunk in; after the barrier each copies the
 //     others' chunks out.
-//   all_to_all: every rank copies chunk c of each of its n - 1 blocks for the others in;
-//     after the barrier rank r copies sub-chunk r of every other window out.
+//   all_to_all: every rank copies chunk c of each of its n - 1 blocks for the others into
+//     a slot per peer; after the barrier rank r copies its slot of every other window out.
 // What stays on a rank (the root's message, a rank's own block) goes straight from send
 // to recv chunk by chunk, while the rank waits at the chunk's barrier for the others
 // (SharedWindows::barrier_meanwhile): off the critical path, and for broadcast and
@@ -83,9 +83,12 @@ Status shm_all_gather(transport::Transport& t, const CollArgs& a) {
 Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
   const int n = t.size(), r = t.rank();
   const std::size_t esz = elem_bytes(a);
-  transport::SharedWindows* w = usable_windows(t, 64 * esz * static_cast<std::size_t>(n));
+  transport::SharedWindows* w = usable_windows(t, 64 * esz * static_cast<std::size_t>(n - 1));
   if (w == nullptr) return pairwise_all_to_all(t, a);
-  const std::size_t chunk = window_half_bytes(*w) / esz / static_cast<std::size_t>(n);
+  // A half holds one slot per peer: the chunk of the block for rank p sits in slot
+  // slot(p) of the sender's window (its own block is never staged).
+  const std::size_t chunk = window_half_bytes(*w) / esz / static_cast<std::size_t>(n - 1);
+  auto slot = [](int to, int from) { return static_cast<std::size_t>(to < from ? to : to - 1); };
   const auto* send = static_cast<const char*>(a.send);
   auto* recv = static_cast<char*>(a.recv);
   const std::size_t block = a.count * esz;
@@ -109,15 +112,16 @@ Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
     // writes chunk c of a block, and later chunks sit at later offsets.
     // This rank's own block goes straight from send to recv (in place: it stays).
     for (int p = 0; p < n; ++p)
-      if (p != r) std::memcpy(mine + p * chunk * esz, send + (p * a.count + first) * esz, bytes);
+      if (p != r)
+        std::memcpy(mine + slot(p, r) * chunk * esz, send + (p * a.count + first) * esz, bytes);
     CHORUS_RETURN_IF_ERROR(w->barrier_meanwhile(a.tag(step++), a.deadline, [&] {
       const std::size_t mine_at = (r * a.count + first) * esz;
       copy_if_distinct(recv + mine_at, send + mine_at, bytes);
     }));
     for (int q = 0; q < n; ++q)
       if (q != r)
-        std::memcpy(recv + (q * a.count + first) * esz, window_half(*w, q, b) + r * chunk * esz,
-                    bytes);
+        std::memcpy(recv + (q * a.count + first) * esz,
+                    window_half(*w, q, b) + slot(r, q) * chunk * esz, bytes);
   }
   return Status::ok();
 }
