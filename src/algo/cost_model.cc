@@ -114,8 +114,14 @@ class MsgTime {
     const double m = s.bytes / bw, r = s.reducers > 0 ? s.reduce / rbw : 0;
     const double chunks = std::max(1.0, std::ceil(s.piece / std::max(1.0, p.chunk_bytes)));
     const double overlapped = std::max(m, r) + std::min(m, r) / chunks;
-    path_ += times * (hop + (s.msg == 0 && !asleep ? overlapped : m + r));
-    work_ += times * (s.recvs * hop + s.active * m + s.reducers * r);
+    // The shm engine hands a message over a ring quarter at a time (each a flag the
+    // receiver waits for, as a window chunk is a barrier); TCP streams it.
+    const double message = one_way ? s.bytes : s.bytes / 2;
+    const double hops =
+        c_.windows ? hop * std::max(1.0, std::ceil(message / std::max(4096.0, p.ring_quarter)))
+                   : hop;
+    path_ += times * (hops + (s.msg == 0 && !asleep ? overlapped : m + r));
+    work_ += times * (s.recvs * hops + s.active * m + s.reducers * r);
     return *this;
   }
   double us() const {
@@ -196,10 +202,10 @@ double rooted(const Ctx& c, CollKind k, std::string_view a, double s) {
       const double readers = c.p.cpus > 0 ? std::max(1.0, double(n - 1) / c.p.cpus) : 1.0;
       return 2 * c.barrier() + readers * c.read_once(s, 1);
     }
-    if (a == "tree") {
+    if (a == "tree") {  // the root copies its message to its recv before it sends any
       MsgTime t(c);
       tree_levels(t, n, s, false);
-      return t.us();
+      return c.copy(s, s) + t.us();
     }
     return -1;
   }

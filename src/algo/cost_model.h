@@ -37,6 +37,9 @@ struct CostParams {
   double cache_bytes = 1 << 20;     // working sets up to this size run at cache speed
   double window_half = 2 << 20;     // staging chunk of the shm algorithms (half a window)
   double chunk_bytes = 1 << 20;     // pipelining chunk of ring and tree (CHORUS_CHUNK_SIZE)
+  double ring_quarter = 256 << 10;  // what the shm engine moves into a ring per hand-off:
+                                    // a quarter of the ring (CHORUS_BUFFSIZE / 4); set by
+                                    // the communicator, not serialised
   int cpus = 0;                     // processors of the host (0 = unknown: many)
   bool measured = false;            // true when the probe produced the figures above
   bool net_measured = false;        // ... and net_sync_us, net_bw too (loopback TCP worked)

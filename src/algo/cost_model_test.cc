@@ -195,10 +195,11 @@ TEST(CostModel, GrowsWithSize) {
 }
 
 // Every out-of-place all_gather and all_to_all copies the rank's own block from send to recv
-// besides moving the others': the copy rate enters each prediction once, for one block (in
-// cache at 64 KiB per block, out of cache at 4 MiB): single copy, the ring, pairwise (4 ranks
-// on 4 processors, where the message steps stream at the exchange rate, so only the own
-// block's copy follows the copy rate).
+// besides moving the others', and the tree broadcast's root its message before it sends:
+// the copy rate enters each prediction once, for one block (in cache at 64 KiB per block,
+// out of cache at 4 MiB): single copy, the ring, pairwise, the tree (4 ranks on 4
+// processors, where the message steps stream at the exchange or ring rate, so only the
+// own block's copy follows the copy rate).
 TEST(CostModel, BlockAlgorithmsCopyTheirOwnBlock) {
   CostParams fast = params(4), slow = params(4);
   slow.copy_bw_cache = fast.copy_bw_cache / 2;
@@ -206,7 +207,8 @@ TEST(CostModel, BlockAlgorithmsCopyTheirOwnBlock) {
   const std::pair<CollKind, const char*> cases[] = {{CollKind::kAllGather, "single_copy"},
                                                     {CollKind::kAllToAll, "single_copy"},
                                                     {CollKind::kAllGather, "ring"},
-                                                    {CollKind::kAllToAll, "pairwise"}};
+                                                    {CollKind::kAllToAll, "pairwise"},
+                                                    {CollKind::kBroadcast, "tree"}};
   for (const auto& [k, algo] : cases)
     for (double s : {double(64 << 10), double(4 << 20)}) {
       const std::size_t bytes = static_cast<std::size_t>(s);
@@ -217,6 +219,25 @@ TEST(CostModel, BlockAlgorithmsCopyTheirOwnBlock) {
                   own, 1e-6 * own)
           << to_string(k) << " " << algo << " " << bytes;
     }
+}
+
+// Over the shm rings the engine hands a message over a ring quarter at a time, each a flag
+// the receiver waits for (as each window chunk is a barrier); over TCP it streams. 2 ranks
+// on 4 processors, the ring all_gather of a 4 MiB block: one exchange of 16 quarters.
+TEST(CostModel, RingMessagesPayAHandOffPerRingQuarter) {
+  CostParams whole = params(4), quarters = params(4);
+  whole.ring_quarter = 64 << 20;  // a message in one hand-off
+  quarters.ring_quarter = 256 << 10;
+  const std::size_t bytes = 4 << 20;
+  const double extra = 15 * 2 * quarters.sync_us;
+  EXPECT_NEAR(predict_us(quarters, CollKind::kAllGather, "ring", bytes, 2, kShm) -
+                  predict_us(whole, CollKind::kAllGather, "ring", bytes, 2, kShm),
+              extra, 1e-6 * extra);
+  EXPECT_DOUBLE_EQ(predict_us(quarters, CollKind::kAllGather, "ring", bytes, 2, kTcp),
+                   predict_us(whole, CollKind::kAllGather, "ring", bytes, 2, kTcp));
+  // A message within one quarter pays one hand-off either way.
+  EXPECT_DOUBLE_EQ(predict_us(quarters, CollKind::kAllGather, "ring", 64 << 10, 2, kShm),
+                   predict_us(whole, CollKind::kAllGather, "ring", 64 << 10, 2, kShm));
 }
 
 // With the peers' buffers mapped, single copy's reads are memcpy calls: the system call's

@@ -192,6 +192,7 @@ Result<std::unique_ptr<CommImpl>> CommImpl::create(int rank, int size,
   if (const transport::SharedWindows* w = comm->transport_->shared_windows())
     sel_cfg.cost.window_half = static_cast<double>(w->window_bytes() / 2);
   sel_cfg.cost.chunk_bytes = static_cast<double>(cfg.chunk_bytes);
+  sel_cfg.cost.ring_quarter = static_cast<double>(cfg.buff_bytes / 4);
   CHORUS_ASSIGN_OR_RETURN(comm->selector_, algo::Selector::create(sel_cfg));
   comm->sel_cfg_ = sel_cfg;
   comm->start_placement();
