@@ -5,11 +5,11 @@
 //     others' chunks out.
 //   all_to_all: every rank copies chunk c of each of its n - 1 blocks for the others into
 //     a slot per peer; after the barrier rank r copies its slot of every other window out.
+//   barrier: one mailbox exchange of nothing.
 // What stays on a rank (the root's message, a rank's own block) goes straight from send
 // to recv chunk by chunk, while the rank waits at the chunk's barrier for the others
 // (SharedWindows::barrier_meanwhile): off the critical path, and for broadcast and
 // all_gather from the lines the copy in just brought into this processor's cache.
-//   barrier: one mailbox exchange of nothing.
 // What fits the transport's mailboxes (SharedWindows::exchange: up to ~4 KB per rank)
 // goes through them instead, in one exchange: every rank publishes what it sends (the
 // root alone for broadcast), then copies what it needs out of the mailboxes.
@@ -109,8 +109,8 @@ Status shm_all_to_all(transport::Transport& t, const CollArgs& a) {
     const std::uint64_t b = w->barriers();
     char* mine = window_half(*w, r, b);
     // In place (send == recv) is safe: chunk c of every block is staged before any rank
-    // writes chunk c of a block, and later chunks sit at later offsets.
-    // This rank's own block goes straight from send to recv (in place: it stays).
+    // writes chunk c of a block, and later chunks sit at later offsets. This rank's own
+    // block goes from send to recv during the barrier (in place: it stays).
     for (int p = 0; p < n; ++p)
       if (p != r)
         std::memcpy(mine + slot(p, r) * chunk * esz, send + (p * a.count + first) * esz, bytes);
