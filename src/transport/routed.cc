@@ -66,17 +66,30 @@ class RoutedTransport::HostWindows final : public SharedWindows {
     return inner_.write_peer(rank, local, remote, bytes);
   }
   Status barrier(const Tag& tag, Deadline deadline) override {
+    return sliced_barrier(tag, deadline, nullptr);
+  }
+  Status barrier_meanwhile(const Tag& tag, Deadline deadline,
+                           util::FunctionRef<void()> meanwhile) override {
+    return sliced_barrier(tag, deadline, &meanwhile);
+  }
+
+ private:
+  // The first slice runs `meanwhile` (when given) after this rank's arrival; the later
+  // ones enter the same barrier again.
+  Status sliced_barrier(const Tag& tag, Deadline deadline,
+                        const util::FunctionRef<void()>* meanwhile) {
     for (;;) {
       const Deadline slice = Deadline::earliest(
           deadline, Deadline(Deadline::Clock::now() + std::chrono::microseconds(kQuietSliceUs)));
-      Status st = inner_.barrier(tag, slice);
+      Status st = meanwhile != nullptr ? inner_.barrier_meanwhile(tag, slice, *meanwhile)
+                                       : inner_.barrier(tag, slice);
+      meanwhile = nullptr;
       if (!sliced_out(st, slice) || deadline.expired()) return st;
       CHORUS_RETURN_IF_ERROR(owner_.far_->disagreement(tag));
       CHORUS_RETURN_IF_ERROR(owner_.adopt_failure());
     }
   }
 
- private:
   SharedWindows& inner_;
   RoutedTransport& owner_;
 };

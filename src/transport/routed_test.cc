@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "transport/group_view.h"
@@ -12,12 +14,33 @@
 namespace chorus::transport {
 namespace {
 
+// Windows whose barriers count their calls; the first `slices_out` of them wait out their
+// deadline (the routed barrier's slice) and time out, as a barrier a peer is late for.
 class StubWindows final : public SharedWindows {
  public:
   std::size_t window_bytes() const override { return 4096; }
   void* window(int) override { return nullptr; }
-  Status barrier(const Tag&, Deadline) override { return Status::ok(); }
+  Status barrier(const Tag&, Deadline deadline) override {
+    ++plain;
+    return finish(deadline);
+  }
+  Status barrier_meanwhile(const Tag&, Deadline deadline,
+                           util::FunctionRef<void()> meanwhile) override {
+    ++with_work;
+    meanwhile();
+    return finish(deadline);
+  }
   std::uint64_t barriers() const override { return 0; }
+
+  int slices_out = 0, plain = 0, with_work = 0;
+
+ private:
+  Status finish(Deadline deadline) {
+    if (slices_out == 0) return Status::ok();
+    --slices_out;
+    while (!deadline.expired()) std::this_thread::yield();
+    return Status(ErrorCode::kTimeout, "stub: slice over");
+  }
 };
 
 // A transport that moves nothing: rank and size, and windows when given some.
@@ -59,6 +82,27 @@ TEST(RoutedWindows, TheHostGroupGetsTheNearTransportsWindows) {
   EXPECT_EQ(w->window_bytes(), r.windows.window_bytes());
   GroupView view(r.t, host);
   EXPECT_EQ(view.shared_windows(), w);
+}
+
+// The host windows' barrier waits in slices; work given to barrier_meanwhile goes to the
+// near windows' own barrier_meanwhile (run after this rank's arrival there) in the first
+// slice, and only there: the later slices enter the same barrier again without it.
+TEST(RoutedWindows, WorkMeanwhileRunsOnceInTheFirstSlice) {
+  Routed r;
+  SharedWindows* w = r.t.group_windows(std::vector<int>{0, 2, 4});
+  ASSERT_NE(w, nullptr);
+  r.windows.slices_out = 2;
+  int runs = 0;
+  Status st = w->barrier_meanwhile(Tag{1, 1, 0}, Deadline::after(std::chrono::seconds(10)),
+                                   [&] { ++runs; });
+  EXPECT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(r.windows.with_work, 1);
+  EXPECT_EQ(r.windows.plain, 2);
+  // A plain barrier stays plain.
+  EXPECT_TRUE(w->barrier(Tag{1, 2, 0}, Deadline::after(std::chrono::seconds(10))).is_ok());
+  EXPECT_EQ(r.windows.with_work, 1);
+  EXPECT_EQ(r.windows.plain, 3);
 }
 
 TEST(RoutedWindows, OtherGroupsGetNone) {

@@ -70,9 +70,13 @@ void Engine::close() {
   }
   // Messages already in the rings stay receivable; peers see us as departed.
   if (!aborted()) me_.state.store(kDeparted, std::memory_order_release);
+  ring_peers();
+  cv_.notify_all();
+}
+
+void Engine::ring_peers() {
   for (int r = 0; r < size_; ++r)
     if (r != rank_) ring(r);
-  cv_.notify_all();
 }
 
 void Engine::wake() { ring(rank_); }
@@ -205,8 +209,7 @@ void Engine::announce_abort() {
   me_.abort_origin.store(a.origin, std::memory_order_relaxed);
   me_.abort_peer.store(a.status.peer(), std::memory_order_relaxed);
   me_.state.store(kAborted, std::memory_order_release);
-  for (int r = 0; r < size_; ++r)
-    if (r != rank_) ring(r);
+  ring_peers();
   ring(rank_);  // our own sleeping poller
 }
 

@@ -160,6 +160,8 @@ class Engine final : public engine::Engine {
   static Peer& of(engine::PeerState& p) { return static_cast<Peer&>(p); }
   // Rings rank r's doorbell (and its bell when it watches it).
   void ring(int r);
+  // Rings every other rank's doorbell.
+  void ring_peers();
   void queue_nack(Peer& p, const transport::Tag& tag, std::size_t expected, std::uint64_t sig);
   void on_nack(Peer& p, const RecHeader& h);
   void on_peer_abort(const Peer& p);

@@ -87,8 +87,7 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline,
   stamp_arrival(target);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
   if (meanwhile != nullptr) {
-    for (int r = 0; r < size_; ++r)
-      if (r != rank_) ring(r);
+    ring_peers();
     (*meanwhile)();
   }
   CHORUS_RETURN_IF_ERROR(
@@ -157,12 +156,10 @@ Status Engine::stray_peer(Sync kind, std::uint64_t target, const transport::Tag&
 }
 
 // This rank has published its arrival at `target`: rings the peers (a sleeping one wakes
-// only if it sleeps) and waits for theirs.
+// only if it sleeps; not again when the caller `rung` them) and waits for theirs.
 Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
                              Deadline deadline, bool rung) {
-  if (!rung)
-    for (int r = 0; r < size_; ++r)
-      if (r != rank_) ring(r);
+  if (!rung) ring_peers();
   int behind = -1;  // a rank not there yet, checked first next time
   auto all_arrived = [&] {
     if (behind >= 0 && arrived(seg_.slot(behind), kind, target) < target) return false;
