@@ -151,8 +151,13 @@ class Engine final : public engine::Engine {
                        Deadline deadline, bool rung = false);
   // windows.cc: at a sampled point, stamps this rank's arrival (before its arrival word);
   // once every rank is seen there by a thread that spun for them, the hand-off sample.
-  void stamp_arrival(std::uint64_t target);
-  void sample_hand_off(std::uint64_t target);
+  void stamp_arrival(Sync kind, std::uint64_t target);
+  void sample_hand_off(Sync kind, std::uint64_t target);
+  // Where a rank stamps its sampled arrival at point `target` of `kind`: on the line of
+  // the arrival word.
+  static std::atomic<std::int64_t>& arrive_ns(RankSlot& s, Sync kind, std::uint64_t target) {
+    return kind == Sync::kWindows ? s.win_arrive_ns : s.mailbox[target % 2].arrive_ns;
+  }
   // Every rank arrived at `target`: kDesync unless for `tag`'s operation, or the failure
   // of a rank that aborted there.
   Status agreed(Sync kind, std::uint64_t target, const transport::Tag& tag);

@@ -153,10 +153,6 @@ void Segment::populate(int rank) const {
     fault_in(window(0), static_cast<std::uint64_t>(n) * page_up(window_bytes()));
 }
 
-RankSlot& Segment::slot(int rank) const {
-  return reinterpret_cast<RankSlot*>(static_cast<std::uint8_t*>(base_) + slots_offset())[rank];
-}
-
 std::uint8_t* Segment::ring_base(int src, int dst) const {
   const int n = static_cast<int>(hdr_->nranks);
   const int idx = src * (n - 1) + (dst < src ? dst : dst - 1);

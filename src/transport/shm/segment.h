@@ -13,7 +13,7 @@
 namespace chorus::shm {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x43484f5255534d31ull;  // "CHORUSM1"
-inline constexpr std::uint32_t kSegmentVersion = 9;
+inline constexpr std::uint32_t kSegmentVersion = 10;
 inline constexpr std::size_t kReasonBytes = 512;
 
 // A rank's state word.
@@ -21,16 +21,20 @@ enum RankState : std::uint32_t { kUnattached = 0, kAlive = 1, kDeparted = 2, kAb
 
 // One half of a rank's mailbox (RankSlot::mailbox, transport::SharedWindows::exchange):
 // the exchange it holds (the word peers wait on, stored last), the operation it was
-// published for (seq and signature, for desync checks), then the payload, so that a small
-// payload travels in the same cache line as the word that announces it.
+// published for (seq and signature, for desync checks), the time of a sampled arrival
+// (hand_off.h), then the payload, so that a small payload, and the time a waiting peer
+// measures the hand-off from, travel in the same cache line as the word that announces
+// them.
 inline constexpr std::size_t kMailboxLines = 64;
 struct alignas(64) Mailbox {
   std::atomic<std::uint64_t> stamp{0};
   std::atomic<std::uint64_t> seq{0};
   std::atomic<std::uint64_t> sig{0};
-  unsigned char data[kMailboxLines * 64 - 3 * sizeof(std::uint64_t)];
+  std::atomic<std::int64_t> arrive_ns{0};
+  unsigned char data[kMailboxLines * 64 - 4 * sizeof(std::uint64_t)];
 };
 static_assert(sizeof(Mailbox) == kMailboxLines * 64);
+static_assert(offsetof(Mailbox, data) < 64, "the payload starts on the stamp's line");
 
 // Per-rank words, each on its own cache lines.
 struct alignas(64) RankSlot {
@@ -56,13 +60,14 @@ struct alignas(64) RankSlot {
   // This rank's last completed collective seq + 1 (0 = none); written (relaxed) by the
   // rank after each collective, read by peers only to word a kPeerLost message.
   std::atomic<std::uint64_t> progress{0};
+  // Steady-clock time (ns) at which this rank arrived at its latest sampled window
+  // barrier (every HandOffMeter::kEvery-th; written before win_arrived, on its line): a
+  // peer that was already waiting measures how long the arrival took to reach it, from
+  // the line it has just read. An exchange's time is in its mailbox.
+  std::atomic<std::int64_t> win_arrive_ns{0};
   // Where this rank's process maps the segment (its own address space): a peer reading
   // the segment magic there with process_vm_readv proves single-copy reads work.
-  std::atomic<std::uint64_t> map_addr{0};
-  // Steady-clock time (ns) at which this rank arrived at its latest sampled barrier or
-  // exchange (every HandOffMeter::kEvery-th of each kind; written before the arrival word):
-  // a peer that was already waiting measures how long the arrival took to reach it.
-  std::atomic<std::int64_t> arrive_ns{0};
+  alignas(64) std::atomic<std::uint64_t> map_addr{0};
   // This process's registry of memory peers can map (mem_registry.h): its descriptor of
   // the page (-1: none) and the page's token, written before the rank's state is alive.
   std::atomic<std::int32_t> registry_fd{-1};
@@ -74,6 +79,8 @@ struct alignas(64) RankSlot {
   // Small-message mailboxes: exchange e uses mailbox[e % 2].
   Mailbox mailbox[2];
 };
+static_assert(offsetof(RankSlot, win_arrive_ns) / 64 == offsetof(RankSlot, win_arrived) / 64,
+              "a barrier's arrival time shares the line of its arrival word");
 
 struct alignas(64) SegmentHeader {
   std::uint64_t magic;  // written last by the creator
@@ -133,7 +140,10 @@ class Segment {
 
   int nranks() const { return static_cast<int>(hdr_->nranks); }
   std::uint64_t ring_bytes() const { return hdr_->ring_bytes; }
-  RankSlot& slot(int rank) const;
+  RankSlot& slot(int rank) const {  // inline: several calls per synchronisation
+    return reinterpret_cast<RankSlot*>(static_cast<std::uint8_t*>(base_) +
+                                       sizeof(SegmentHeader))[rank];
+  }
   Ring ring(int src, int dst) const;  // REQUIRES: src != dst
   std::uint64_t window_bytes() const { return hdr_->window_bytes; }
   void* window(int rank) const;  // REQUIRES: window_bytes() > 0

@@ -84,7 +84,7 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline,
   me_.win_seq[target % 2].store(tag.seq, std::memory_order_relaxed);
   me_.win_sig[target % 2].store(tag.sig, std::memory_order_relaxed);
   me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
-  stamp_arrival(target);
+  stamp_arrival(Sync::kWindows, target);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
   if (meanwhile != nullptr) {
     ring_peers();
@@ -105,7 +105,7 @@ Status Engine::mailbox_exchange(const void* data, std::size_t bytes, const trans
   m.seq.store(tag.seq, std::memory_order_relaxed);
   m.sig.store(tag.sig, std::memory_order_relaxed);
   me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
-  stamp_arrival(target);
+  stamp_arrival(Sync::kMailbox, target);
   m.stamp.store(target, std::memory_order_seq_cst);
   CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kMailbox, target, tag, deadline));
   mb_count_.store(target, std::memory_order_relaxed);
@@ -181,7 +181,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
     return false;
   };
   if (policy.may_spin() && spin()) {
-    if (!rung) sample_hand_off(target);
+    if (!rung) sample_hand_off(kind, target);
     return agreed(kind, target, tag);
   }
   // The rank not there yet may be waiting for this thread's processor.
@@ -195,7 +195,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
         // A look after every pause: one pause is 20-40 ns, a clock reading ~30 ns on a VM,
         // and an arrival is met within one pause, not within a round of them.
         if (spin()) {
-          if (!rung) sample_hand_off(target);
+          if (!rung) sample_hand_off(kind, target);
           break;
         }
       } else {
@@ -235,19 +235,22 @@ std::int64_t steady_ns() {
 }
 }  // namespace
 
-void Engine::stamp_arrival(std::uint64_t target) {
-  if (HandOffMeter::sampled(target)) me_.arrive_ns.store(steady_ns(), std::memory_order_relaxed);
+void Engine::stamp_arrival(Sync kind, std::uint64_t target) {
+  if (HandOffMeter::sampled(target))
+    arrive_ns(me_, kind, target).store(steady_ns(), std::memory_order_relaxed);
 }
 
 // Called right after a spin saw the last rank arrive. The sample counts only when this
-// rank stamped before every other rank (it was waiting, not arriving late).
-void Engine::sample_hand_off(std::uint64_t target) {
+// rank stamped before every other rank (it was waiting, not arriving late). The peers'
+// times lie on the lines of their arrival words, which the spin has just read.
+void Engine::sample_hand_off(Sync kind, std::uint64_t target) {
   if (!HandOffMeter::sampled(target)) return;
   const std::int64_t seen = steady_ns();
-  const std::int64_t mine = me_.arrive_ns.load(std::memory_order_relaxed);
+  const std::int64_t mine = arrive_ns(me_, kind, target).load(std::memory_order_relaxed);
   std::int64_t last = 0;
   for (int r = 0; r < size_; ++r)
-    if (r != rank_) last = std::max(last, seg_.slot(r).arrive_ns.load(std::memory_order_relaxed));
+    if (r != rank_)
+      last = std::max(last, arrive_ns(seg_.slot(r), kind, target).load(std::memory_order_relaxed));
   if (mine < last) hand_off_.add(seen - last);
 }
 
