@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -145,14 +146,15 @@ class Engine final : public engine::Engine {
   // kDesync when a peer that has not arrived at `target` waits at the other kind of point.
   Status stray_peer(Sync kind, std::uint64_t target, const transport::Tag& tag) const;
   // Publishes nothing; waits until every rank arrived at point `target` (windows.cc).
-  // `rung`: the caller rang the peers' doorbells as it arrived and has done other work
-  // since (no hand-off sample then: the wait did not start at the arrival).
+  // `worked_until`: the caller rang the peers' doorbells as it arrived and has done other
+  // work since, until this steady-clock time (ns; read at sampled points only): a hand-off
+  // sample then counts only a peer that arrived after it.
   Status wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
-                       Deadline deadline, bool rung = false);
+                       Deadline deadline, std::optional<std::int64_t> worked_until = {});
   // windows.cc: at a sampled point, stamps this rank's arrival (before its arrival word);
   // once every rank is seen there by a thread that spun for them, the hand-off sample.
   void stamp_arrival(Sync kind, std::uint64_t target);
-  void sample_hand_off(Sync kind, std::uint64_t target);
+  void sample_hand_off(Sync kind, std::uint64_t target, std::optional<std::int64_t> worked_until);
   // Where a rank stamps its sampled arrival at point `target` of `kind`: on the line of
   // the arrival word.
   static std::atomic<std::int64_t>& arrive_ns(RankSlot& s, Sync kind, std::uint64_t target) {

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 #include "transport/shm/hand_off.h"
 #include "transport/shm/test_world.h"
@@ -237,13 +238,17 @@ INSTANTIATE_TEST_SUITE_P(Ranks, Mailboxes, ::testing::Values(2, 3, 8));
 // few pauses late to every point, so rank 0 waits at each, within its first round of
 // pauses, and publishes a figure within the meter's bounds once it has 27 samples; a
 // figure of 0 means the path took none. A waiter that was preempted or had to yield takes
-// no sample, so the ranks go on (every 256 points rank 0's mailbox says whether to stop)
+// no sample, so the ranks go on (every 256 points rank 0 says whether to stop)
 // until rank 0 has a figure, for up to 20 s (World::run allows 30): an idle host needs
 // ~2 ms. Next to a busy process the two ranks may share one processor for seconds, where
 // no wait ends within a spin: the case runs alone, in make test's serial pass (its label
 // is "serial", see SERIAL in src/CMakeLists.txt).
+// Barriers with work (barrier_meanwhile) sample too: from the end of the work, so rank 1
+// comes later there, after rank 0's work. Each case uses its own kind of point only (the
+// stop word of barriers travels in rank 0's window), so its figure comes from that kind.
 TEST(HandOffSampling, AWaitingRankMeasuresTheLastArrival) {
-  for (const bool exchanges : {false, true}) {
+  enum Kind { kBarriers, kBarriersWithWork, kExchanges };
+  for (const Kind kind : {kBarriers, kBarriersWithWork, kExchanges}) {
     World w(2);
     expect_all_pass(w.run([&](int rank) {
       auto t = w.connect(rank);
@@ -252,25 +257,40 @@ TEST(HandOffSampling, AWaitingRankMeasuresTheLastArrival) {
       const transport::HandOff before = win->hand_off();
       SHM_CHECK(before.now_ns == 0 && before.floor_ns == 0, "a figure before any point: %g",
                 before.now_ns);
-      const char* what = exchanges ? "exchanges" : "barriers";
-      const auto give_up = Clock::now() + std::chrono::seconds(20);
+      const char* what = kind == kExchanges ? "exchanges"
+                         : kind == kBarriers ? "barriers"
+                                             : "barriers with work";
+      int worked = 0;
       std::uint64_t seq = 0;
+      // One point of this case's kind; with `stop` given, it carries rank 0's to every rank.
+      auto point = [&](std::optional<char> stop) -> char {
+        const Tag tag{1, ++seq, 0};
+        auto* word = static_cast<volatile char*>(win->window(0));
+        if (rank == 0 && stop && kind != kExchanges) *word = *stop;
+        const char mine = stop.value_or(0);
+        Status st = kind == kExchanges ? win->exchange(&mine, 1, tag, in_ms(kWaitMs))
+                    : kind == kBarriers
+                        ? win->barrier(tag, in_ms(kWaitMs))
+                        : win->barrier_meanwhile(tag, in_ms(kWaitMs), [&] { ++worked; });
+        SHM_CHECK(st.is_ok(), "%s, point %llu: %s", what, static_cast<unsigned long long>(seq),
+                  st.to_string().c_str());
+        if (!stop) return 0;
+        return kind == kExchanges ? *static_cast<const char*>(win->mailbox(0)) : *word;
+      };
+      const auto give_up = Clock::now() + std::chrono::seconds(20);
       for (char stop = 0; stop == 0;) {
         for (int i = 0; i < 256; ++i) {
           if (rank == 1)  // a little late, busy: within the waiter's first round of pauses
-            for (int p = 0; p < 4; ++p) util::cpu_pause();
-          const Tag tag{1, ++seq, 0};
-          const char payload[8] = {};
-          Status st = exchanges ? win->exchange(payload, sizeof payload, tag, in_ms(kWaitMs))
-                                : win->barrier(tag, in_ms(kWaitMs));
-          SHM_CHECK(st.is_ok(), "%s, point %llu: %s", what,
-                    static_cast<unsigned long long>(seq), st.to_string().c_str());
+            for (int p = 0; p < (kind == kBarriersWithWork ? 16 : 4); ++p) util::cpu_pause();
+          (void)point(std::nullopt);
         }
-        stop = rank == 0 && (win->hand_off().now_ns > 0 || Clock::now() > give_up);
-        Status st = win->exchange(&stop, 1, Tag{1, ++seq, 0}, in_ms(kWaitMs));
-        SHM_CHECK(st.is_ok(), "%s, stop exchange: %s", what, st.to_string().c_str());
-        stop = *static_cast<const char*>(win->mailbox(0));
+        // Rank 0 writes its window only here, after rank 1 passed the 256 points (and so
+        // read the last word) since the last time.
+        stop = point(static_cast<char>(rank == 0 &&
+                                       (win->hand_off().now_ns > 0 || Clock::now() > give_up)));
       }
+      SHM_CHECK((kind == kBarriersWithWork) == (worked > 0), "%s: the work ran %d times",
+                what, worked);
       if (rank != 0) return;
       const transport::HandOff h = win->hand_off();
       SHM_CHECK(h.now_ns > 0 && h.now_ns <= HandOffMeter::kMaxNs,

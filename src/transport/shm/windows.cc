@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "transport/shm/doorbell.h"
@@ -25,6 +26,12 @@ namespace {
 constexpr unsigned kRoundsPerLook = 16;  // rounds between failure / deadline looks
 constexpr int kPausesPerRound = 16;      // spinning: pauses (each then a poll) per clock reading
 constexpr int kSleepCapMs = 5;      // futex sleep bound: deadline and liveness re-checks
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 }  // namespace
 
 Status Engine::sync_failure(Sync kind, std::uint64_t target) {
@@ -86,12 +93,13 @@ Status Engine::window_barrier(const transport::Tag& tag, Deadline deadline,
   me_.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
   stamp_arrival(Sync::kWindows, target);
   me_.win_arrived.store(target, std::memory_order_seq_cst);
+  std::optional<std::int64_t> worked_until;
   if (meanwhile != nullptr) {
     ring_peers();
     (*meanwhile)();
+    worked_until = HandOffMeter::sampled(target) ? steady_ns() : 0;
   }
-  CHORUS_RETURN_IF_ERROR(
-      wait_arrivals(Sync::kWindows, target, tag, deadline, meanwhile != nullptr));
+  CHORUS_RETURN_IF_ERROR(wait_arrivals(Sync::kWindows, target, tag, deadline, worked_until));
   win_count_.store(target, std::memory_order_relaxed);
   return Status::ok();
 }
@@ -156,10 +164,11 @@ Status Engine::stray_peer(Sync kind, std::uint64_t target, const transport::Tag&
 }
 
 // This rank has published its arrival at `target`: rings the peers (a sleeping one wakes
-// only if it sleeps; not again when the caller `rung` them) and waits for theirs.
+// only if it sleeps; not again when the caller rang them and worked since) and waits for
+// theirs.
 Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::Tag& tag,
-                             Deadline deadline, bool rung) {
-  if (!rung) ring_peers();
+                             Deadline deadline, std::optional<std::int64_t> worked_until) {
+  if (!worked_until) ring_peers();
   int behind = -1;  // a rank not there yet, checked first next time
   auto all_arrived = [&] {
     if (behind >= 0 && arrived(seg_.slot(behind), kind, target) < target) return false;
@@ -181,7 +190,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
     return false;
   };
   if (policy.may_spin() && spin()) {
-    if (!rung) sample_hand_off(kind, target);
+    sample_hand_off(kind, target, worked_until);
     return agreed(kind, target, tag);
   }
   // The rank not there yet may be waiting for this thread's processor.
@@ -195,7 +204,7 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
         // A look after every pause: one pause is 20-40 ns, a clock reading ~30 ns on a VM,
         // and an arrival is met within one pause, not within a round of them.
         if (spin()) {
-          if (!rung) sample_hand_off(kind, target);
+          sample_hand_off(kind, target, worked_until);
           break;
         }
       } else {
@@ -227,26 +236,21 @@ Status Engine::wait_arrivals(Sync kind, std::uint64_t target, const transport::T
   return agreed(kind, target, tag);
 }
 
-namespace {
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
-
 void Engine::stamp_arrival(Sync kind, std::uint64_t target) {
   if (HandOffMeter::sampled(target))
     arrive_ns(me_, kind, target).store(steady_ns(), std::memory_order_relaxed);
 }
 
 // Called right after a spin saw the last rank arrive. The sample counts only when this
-// rank stamped before every other rank (it was waiting, not arriving late). The peers'
-// times lie on the lines of their arrival words, which the spin has just read.
-void Engine::sample_hand_off(Sync kind, std::uint64_t target) {
+// rank was waiting before every other rank arrived (since its own stamp, or since the end
+// of work it did after arriving), not arriving late or busy. The peers' times lie on the
+// lines of their arrival words, which the spin has just read.
+void Engine::sample_hand_off(Sync kind, std::uint64_t target,
+                             std::optional<std::int64_t> worked_until) {
   if (!HandOffMeter::sampled(target)) return;
   const std::int64_t seen = steady_ns();
-  const std::int64_t mine = arrive_ns(me_, kind, target).load(std::memory_order_relaxed);
+  const std::int64_t mine = worked_until.value_or(
+      arrive_ns(me_, kind, target).load(std::memory_order_relaxed));
   std::int64_t last = 0;
   for (int r = 0; r < size_; ++r)
     if (r != rank_)
