@@ -33,20 +33,23 @@ struct Ctx {
   // two of them (one copying chunks in while the other copies the previous one out) runs
   // at the staged rate the probe measured.
   bool running() const { return p.cpus <= 0 || n <= p.cpus; }
-  double copy(double x, double ws) const {
-    return over() * x / (ws <= p.cache_bytes ? p.copy_bw_cache : p.copy_bw_mem);
-  }
+  // A working set of `ws` bytes per rank stays in cache: ranks that share a processor
+  // share its cache too.
+  bool fits(double ws) const { return ws * over() <= p.cache_bytes; }
+  double copy_bw(double ws) const { return fits(ws) ? p.copy_bw_cache : p.copy_bw_mem; }
+  double copy(double x, double ws) const { return over() * x / copy_bw(ws); }
   double reduce(double x, double ws) const {
-    return over() * x / (ws <= p.cache_bytes ? p.reduce_bw_cache : p.reduce_bw_mem);
+    return over() * x / (fits(ws) ? p.reduce_bw_cache : p.reduce_bw_mem);
   }
-  // `calls` process_vm_readv calls reading x bytes in all (or, with the peers' buffers
-  // mapped, memcpy calls: at the copy rate of x bytes).
-  double peer_read(double x, double calls) const { return over() * read_once(x, calls); }
+  // `calls` process_vm_readv calls reading x bytes in all from peers' buffers of `ws`
+  // bytes each (or, with the peers' buffers mapped, memcpy calls: at the copy rate).
+  double peer_read(double x, double calls, double ws) const {
+    return over() * read_once(x, calls, ws);
+  }
   // The same for a rank with a processor to itself.
-  double read_once(double x, double calls) const {
-    if (p.mapped_peers)
-      return calls * kMappedCallUs + x / (x <= p.cache_bytes ? p.copy_bw_cache : p.copy_bw_mem);
-    return calls * p.peer_read_us + x / p.peer_read_bw;
+  double read_once(double x, double calls, double ws) const {
+    if (p.mapped_peers) return calls * kMappedCallUs + x / copy_bw(ws);
+    return calls * p.peer_read_us + x / (fits(ws) ? p.peer_read_bw_cache : p.peer_read_bw);
   }
   // A window barrier: every rank's arrival crosses a cache line; with more ranks than
   // processors, each processor must run each of its n/c ranks to arrive: waiters poll with
@@ -156,8 +159,9 @@ double all_reduce(const Ctx& c, std::string_view a, double s) {
     return 2 * c.chunks(s) * c.barrier() + c.copy(s, s) + (n - 1) * c.reduce(share, ws) +
            c.copy(share, ws) + c.copy((n - 1) * share, ws);
   if (a == "single_copy")
-    return 3 * c.barrier() + c.peer_read((n - 1) * share, (n - 1) * std::ceil(share / kScratch)) +
-           (n - 1) * c.reduce(share, kScratch) + c.peer_read((n - 1) * share, n - 1);
+    return 3 * c.barrier() +
+           c.peer_read((n - 1) * share, (n - 1) * std::ceil(share / kScratch), s) +
+           (n - 1) * c.reduce(share, kScratch) + c.peer_read((n - 1) * share, n - 1, s);
   MsgTime t(c);
   if (a == "ring")
     return t.add(Step{double(n), double(n), 2 * share, double(n), share, share, 0, share}, n - 1)
@@ -195,12 +199,14 @@ double rooted(const Ctx& c, CollKind k, std::string_view a, double s) {
       if (c.running())  // the first chunk in, then the stream at the staged rate
         return c.chunks(s) * c.barrier() + c.copy(std::min(s, c.p.window_half), s) +
                s / c.p.stage_bw;
-      const double pipelined = c.over() > 1 ? c.copy(s, s) : c.copy(std::min(s, c.p.window_half), s);
-      return c.chunks(s) * c.barrier() + c.copy(s, s) + pipelined;
+      // Ranks share processors: the first chunk goes in alone (the others wait for it),
+      // then the root's copies in and the others' copies out share the c processors.
+      const double first = std::min(s, c.p.window_half);
+      return c.chunks(s) * c.barrier() + (first + (n * s - first) / c.p.cpus) / c.copy_bw(s);
     }
     if (a == "single_copy") {
       const double readers = c.p.cpus > 0 ? std::max(1.0, double(n - 1) / c.p.cpus) : 1.0;
-      return 2 * c.barrier() + readers * c.read_once(s, 1);
+      return 2 * c.barrier() + readers * c.read_once(s, 1, s);
     }
     if (a == "tree") {  // the root copies its message to its recv before it sends any
       MsgTime t(c);
@@ -228,7 +234,7 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
       return c.chunks(s) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
     if (a == "shm") return c.chunks(s) * c.barrier() + c.copy(s, s) + c.copy((n - 1) * s, all);
     if (a == "single_copy")  // its own block copied, the others read
-      return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, n - 1);
+      return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, n - 1, s);
     if (a == "ring")  // its own block copied, then n - 1 steps
       return c.copy(s, s) + MsgTime(c).add(Step{double(n), double(n), 2 * s}, n - 1).us();
     return -1;
@@ -241,9 +247,11 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     if (a == "shm" && c.running())
       return c.chunks(all) * c.barrier() +
              (n - 1) * (s / c.p.exchange_bw + std::max(0.0, c.reduce(s, all) - c.copy(s, all)));
-    if (a == "shm") return c.chunks(all) * c.barrier() + c.copy(all, all) + (n - 1) * c.reduce(s, all);
+    if (a == "shm")
+      return c.chunks(all) * c.barrier() + c.copy(all, all) + (n - 1) * c.reduce(s, all);
     if (a == "single_copy")
-      return 2 * c.barrier() + c.peer_read((n - 1) * s, (n - 1) * std::ceil(s / kScratch)) +
+      return 2 * c.barrier() +
+             c.peer_read((n - 1) * s, (n - 1) * std::ceil(s / kScratch), all) +
              (n - 1) * c.reduce(s, kScratch);
     if (a == "ring")
       return MsgTime(c).add(Step{double(n), double(n), 2 * s, double(n), s, s, 0, s}, n - 1).us();
@@ -264,7 +272,7 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     return c.chunks(all - s) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
   if (a == "shm") return c.chunks(all - s) * c.barrier() + c.copy(all, all) + c.copy(all, all);
   if (a == "single_copy")  // its own block copied; half of each pair read, half written
-    return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, 2 * (n - 1));
+    return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, 2 * (n - 1), all);
   if (a == "pairwise")  // its own block copied, then n - 1 exchanges
     return c.copy(s, s) +
            MsgTime(c).add(Step{double(n), double(n), 2 * s, 0, 0, 0, s}, n - 1).us();
@@ -304,29 +312,32 @@ std::string to_text(const CostParams& p) {
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;switch_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;"
                 "copy_bw_cache=%.9g;copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;"
-                "peer_read_bw=%.9g;peer_read_us=%.9g;stage_bw=%.9g;ring_bw=%.9g;"
+                "peer_read_bw=%.9g;peer_read_bw_cache=%.9g;peer_read_us=%.9g;stage_bw=%.9g;"
+                "ring_bw=%.9g;"
                 "exchange_bw=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
                 "measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.switch_us, p.net_sync_us, p.net_bw, p.copy_bw_cache,
                 p.copy_bw_mem, p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw,
-                p.peer_read_us, p.stage_bw, p.ring_bw, p.exchange_bw, p.cache_bytes,
-                p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
+                p.peer_read_bw_cache, p.peer_read_us, p.stage_bw, p.ring_bw, p.exchange_bw,
+                p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
                 p.net_measured ? 1 : 0);
   return buf;
 }
 
 bool from_text(const std::string& text, CostParams& out) {
   CostParams p;
-  double* fields[] = {&p.sync_us,         &p.wake_us,         &p.switch_us,     &p.net_sync_us,
-                      &p.net_bw,          &p.copy_bw_cache,   &p.copy_bw_mem,   &p.reduce_bw_cache,
-                      &p.reduce_bw_mem,   &p.peer_read_bw,    &p.peer_read_us,  &p.stage_bw,
-                      &p.ring_bw,         &p.exchange_bw,     &p.cache_bytes,   &p.window_half,
-                      &p.chunk_bytes};
-  const char* names[] = {"sync_us",       "wake_us",         "switch_us",     "net_sync_us",
-                         "net_bw",        "copy_bw_cache",   "copy_bw_mem",   "reduce_bw_cache",
-                         "reduce_bw_mem", "peer_read_bw",    "peer_read_us",  "stage_bw",
-                         "ring_bw",       "exchange_bw",     "cache_bytes",   "window_half",
-                         "chunk_bytes"};
+  double* fields[] = {&p.sync_us,       &p.wake_us,          &p.switch_us,
+                      &p.net_sync_us,   &p.net_bw,           &p.copy_bw_cache,
+                      &p.copy_bw_mem,   &p.reduce_bw_cache,  &p.reduce_bw_mem,
+                      &p.peer_read_bw,  &p.peer_read_bw_cache, &p.peer_read_us,
+                      &p.stage_bw,      &p.ring_bw,          &p.exchange_bw,
+                      &p.cache_bytes,   &p.window_half,      &p.chunk_bytes};
+  const char* names[] = {"sync_us",       "wake_us",          "switch_us",
+                         "net_sync_us",   "net_bw",           "copy_bw_cache",
+                         "copy_bw_mem",   "reduce_bw_cache",  "reduce_bw_mem",
+                         "peer_read_bw",  "peer_read_bw_cache", "peer_read_us",
+                         "stage_bw",      "ring_bw",          "exchange_bw",
+                         "cache_bytes",   "window_half",      "chunk_bytes"};
   std::size_t pos = 0;
   auto next = [&](const char* name, double& v) {
     const std::size_t len = std::strlen(name);
@@ -359,6 +370,7 @@ CostParams with_hand_off_scale(const CostParams& p, double k) {
   out.stage_bw /= k;
   out.ring_bw /= k;
   out.exchange_bw /= k;
+  out.peer_read_bw_cache = std::max(p.peer_read_bw, p.peer_read_bw_cache / k);
   return out;
 }
 

@@ -26,7 +26,9 @@ struct CostParams {
   double copy_bw_mem = 6000.0;      // memcpy, out of cache
   double reduce_bw_cache = 12000.0; // float sum dst = a + b, output bytes per us, in cache
   double reduce_bw_mem = 4000.0;    // ... out of cache
-  double peer_read_bw = 5000.0;     // process_vm_readv bandwidth (single copy)
+  double peer_read_bw = 5000.0;     // process_vm_readv bandwidth (single copy), source in memory
+  double peer_read_bw_cache = 8000.0;  // ... of a source another processor has just written,
+                                       // within the cache (where a peer's writes leave it)
   double peer_read_us = 1.5;        // fixed cost of one process_vm_readv call
   double stage_bw = 6000.0;         // one-way staged transfer through window halves between
                                     // two running ranks (copy in || copy out), bytes/us
@@ -50,8 +52,9 @@ struct CostParams {
 };
 
 // `p` with every figure of a cache line handed from one processor to another `k` times
-// dearer: the flag hand-off (sync_us) and the staged, ring and exchange streams, which move
-// lines the other rank just wrote. Copies, reductions and single-copy reads of clean
+// dearer: the flag hand-off (sync_us) and the staged, ring and exchange streams and the
+// single-copy reads of a peer's cached writes, which move lines the other rank just wrote
+// (those reads no slower than from memory). Copies, reductions and single-copy reads of
 // memory keep their figures. What the selector prices while the host runs the ranks'
 // processors apart (core/placement.h); k = 1 returns `p`.
 CostParams with_hand_off_scale(const CostParams& p, double k);

@@ -425,7 +425,8 @@ TEST(SelectorModel, ATieKeepsTheRulesChoice) {
       "sync_us=0.3;wake_us=3.361;switch_us=1.4;net_sync_us=8.005;net_bw=625.972171;"
       "copy_bw_cache=48856.191;"
       "copy_bw_mem=18824.0701;reduce_bw_cache=28592.1987;reduce_bw_mem=12166.4307;"
-      "peer_read_bw=10665.0935;peer_read_us=0.980990234;stage_bw=9000;ring_bw=9000;"
+      "peer_read_bw=10665.0935;peer_read_bw_cache=10665.0935;peer_read_us=0.980990234;"
+      "stage_bw=9000;ring_bw=9000;"
       "exchange_bw=12000;"
       "cache_bytes=524288;window_half=2097152;chunk_bytes=1048576;cpus=2;measured=1;net_measured=1",
       cfg.cost));
@@ -458,7 +459,7 @@ TEST(SelectorModel, BroadcastAroundTheStagedStream) {
   cfg.cost.measured = true;
   cfg.cost.copy_bw_cache = 57000;
   cfg.cost.copy_bw_mem = 48000;
-  cfg.cost.peer_read_bw = 12400;
+  cfg.cost.peer_read_bw = cfg.cost.peer_read_bw_cache = 12400;
   cfg.cost.peer_read_us = 0.8;
   cfg.cost.sync_us = 0.14;
   cfg.cost.wake_us = 2.8;
@@ -492,7 +493,7 @@ TEST(SelectorModel, ExchangesOverTheRingsWhileEveryRankRuns) {
   cfg.cost.measured = true;
   cfg.cost.copy_bw_cache = 57000;
   cfg.cost.copy_bw_mem = 48000;
-  cfg.cost.peer_read_bw = 13400;
+  cfg.cost.peer_read_bw = cfg.cost.peer_read_bw_cache = 13400;
   cfg.cost.peer_read_us = 0.8;
   cfg.cost.sync_us = 0.03;
   cfg.cost.wake_us = 2.8;
@@ -528,7 +529,7 @@ TEST(SelectorModel, ExchangesOverTheRingsWhileEveryRankRuns) {
     EXPECT_STRNE(s.choose(CollKind::kReduceScatter, bytes, 4, kOneHost).name, "ring") << bytes;
   }
   // Peer reads three times as fast as the staged exchange: single copy instead.
-  cfg.cost.peer_read_bw = 3 * cfg.cost.exchange_bw;
+  cfg.cost.peer_read_bw = cfg.cost.peer_read_bw_cache = 3 * cfg.cost.exchange_bw;
   const Selector f = Selector::create(cfg).value();
   EXPECT_STREQ(f.choose(CollKind::kAllToAll, 1 << 20, 2, kOneHost).name, "single_copy");
   EXPECT_STREQ(f.choose(CollKind::kAllGather, 1 << 20, 2, kOneHost).name, "single_copy");

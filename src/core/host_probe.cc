@@ -268,6 +268,46 @@ double exchange_bw(const char* src, char* window, char* dst, std::size_t half,
   return best;
 }
 
+// Bytes per microsecond of `read` (a process_vm_readv of `bytes` of `src`) right after
+// another thread wrote `src`: the best of 4 reads after a warm-up, each counted only when
+// the writer ran on another processor than the reader; 0 when none did within 5 ms.
+template <class Read>
+double written_read_bw(char* src, std::size_t bytes, Read&& read) {
+  constexpr double kBudgetUs = 5000;
+  constexpr int kReads = 5;
+  alignas(64) std::atomic<int> go{0};
+  alignas(64) std::atomic<int> written{0};
+  alignas(64) std::atomic<int> writer_cpu{-1};
+  alignas(64) std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 1; i <= kReads; ++i) {
+      while (go.load(std::memory_order_acquire) < i) {
+        if (stop.load(std::memory_order_relaxed)) return;
+        util::cpu_pause();
+      }
+      std::memset(src, i, bytes);
+      writer_cpu.store(::sched_getcpu(), std::memory_order_relaxed);
+      written.store(i, std::memory_order_release);
+    }
+  });
+  const auto t0 = Clock::now();
+  double best = 0;
+  for (int i = 1; i <= kReads; ++i) {
+    go.store(i, std::memory_order_release);
+    while (written.load(std::memory_order_acquire) < i && us_since(t0) < kBudgetUs)
+      util::cpu_pause();
+    if (written.load(std::memory_order_acquire) < i) break;
+    const bool apart = writer_cpu.load(std::memory_order_relaxed) != ::sched_getcpu();
+    const auto r0 = Clock::now();
+    if (!read()) break;
+    if (const double us = us_since(r0); i > 1 && apart && us > 0)
+      best = std::max(best, double(bytes) / us);
+  }
+  stop.store(true);
+  writer.join();
+  return best;
+}
+
 // Writes `bytes` at `p` back to memory and drops them from every cache level (x86
 // clflush); elsewhere a no-op, and the probe reads a source still in its cache.
 void evict_from_caches(const void* p, std::size_t bytes) {
@@ -335,12 +375,25 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
   p.reduce_bw_cache = best_bw(kSmall, 64, 3, [&] { sum(kSmall); });
   p.reduce_bw_mem = best_bw(kLarge, 1, 3, [&] { sum(kLarge); });
   step("copy+reduce");
+  // A two-thread step that runs out of its budget (the helper thread got no processor in
+  // time) leaves its figure at the default and counts as missed.
+  int missed_steps = 0;
+  auto keep = [&](double figure, double& into) {
+    if (figure > 0)
+      into = figure;
+    else
+      ++missed_steps;
+  };
   // process_vm_readv of this process itself: the same page walk as of a peer. The source
   // is 1 MiB of small pages, as users' buffers usually are (the kernel pins and walks
-  // each 4 KiB page): a huge-page source would flatter single copy. It is written, then
-  // flushed from the caches before each timed read (evict_from_caches): a peer's buffer
-  // is not in the reader's cache, and a source the reader had just written itself read
-  // 1.1-1.5x faster than one in memory on AMD EPYC family 26 (docs/PERFORMANCE.md, session 23).
+  // each 4 KiB page): a huge-page source would flatter single copy. Two figures, as for
+  // memcpy: a source flushed from the caches (evict_from_caches) for buffers beyond the
+  // cache, and, within it, one another thread has just written (written_read_bw): where a
+  // peer's own writes leave its buffer, in the writer's cache or a cache both share, as
+  // the staged figures below move lines the other thread just wrote. A source the reader
+  // had written itself would skip that transfer (it read 1.1-1.5x faster than one in
+  // memory on AMD EPYC family 26, docs/PERFORMANCE.md, session 23; about 2x faster than
+  // one another processor wrote on Intel family 6 model 167, session 30).
   constexpr std::size_t kPeer = 1 << 20;
   void* src = ::mmap(nullptr, kPeer, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (src != MAP_FAILED) {
@@ -363,19 +416,18 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
       if (best > 0) p.peer_read_bw = best;
       const double small_bw = best_bw(4096, 64, 3, [&] { read_self(4096); });
       p.peer_read_us = std::max(0.05, 4096 / small_bw - 4096 / p.peer_read_bw);
+      // Half the cache, at most the source: the reader's destination shares the cache.
+      const std::size_t cached =
+          std::clamp<std::size_t>(std::size_t(p.cache_bytes / 2) / 4096 * 4096, 4096, kPeer);
+      p.peer_read_bw_cache = p.peer_read_bw;  // the figure without a second processor
+      if (p.cpus >= 2)
+        keep(written_read_bw(static_cast<char*>(src), cached, [&] { return read_self(cached); }),
+             p.peer_read_bw_cache);
+      p.peer_read_bw_cache = std::max(p.peer_read_bw_cache, p.peer_read_bw);
     }
     ::munmap(src, kPeer);
   }
   step("peer read");
-  // A two-thread step that runs out of its budget (the helper thread got no processor in
-  // time) leaves its figure at the default and counts as missed.
-  int missed_steps = 0;
-  auto keep = [&](double figure, double& into) {
-    if (figure > 0)
-      into = figure;
-    else
-      ++missed_steps;
-  };
   if (p.cpus >= 2) keep(handoff_us(), p.sync_us);
   step("hand-off");
   // The window algorithms' chunks: half of a window as the shared-memory transport sizes it
@@ -423,7 +475,8 @@ algo::CostParams best_of(const algo::CostParams& before, const algo::CostParams&
   algo::CostParams p = now;
   for (auto bw : {&algo::CostParams::copy_bw_cache, &algo::CostParams::copy_bw_mem,
                   &algo::CostParams::reduce_bw_cache, &algo::CostParams::reduce_bw_mem,
-                  &algo::CostParams::peer_read_bw, &algo::CostParams::stage_bw,
+                  &algo::CostParams::peer_read_bw, &algo::CostParams::peer_read_bw_cache,
+                  &algo::CostParams::stage_bw,
                   &algo::CostParams::ring_bw,
                   &algo::CostParams::exchange_bw})
     p.*bw = std::max(before.*bw, now.*bw);

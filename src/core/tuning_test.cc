@@ -105,6 +105,22 @@ TEST(Tuning, ProbeIsQuietWhenItsTwoThreadsHadProcessors) {
   EXPECT_FALSE(quiet_probe({1, 1, 1, 1}, 2, 1));
 }
 
+// The probe measures process_vm_readv twice: from a source flushed from the caches and,
+// with a second processor, from one another thread has just written (never slower than
+// from memory). A busy host may leave the two-thread step without a figure (missed), a
+// container may refuse the system call (both figures stay defaults): then only the floor
+// holds.
+TEST(HostProbe, MeasuresPeerReadsFromMemoryAndFromAnotherProcessorsWrites) {
+  int missed = 0;
+  const algo::CostParams p = probe_host(nullptr, nullptr, &missed);
+  const algo::CostParams defaults;
+  ASSERT_TRUE(p.measured);
+  EXPECT_GE(p.peer_read_bw_cache, p.peer_read_bw);
+  const bool reads = p.peer_read_bw != defaults.peer_read_bw;  // process_vm_readv allowed
+  if (reads && p.cpus >= 2 && missed == 0)
+    EXPECT_NE(p.peer_read_bw_cache, defaults.peer_read_bw_cache);
+}
+
 TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   algo::CostParams a, b;
   a.copy_bw_mem = 100;
@@ -113,6 +129,8 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   b.sync_us = 0.2;
   a.peer_read_bw = 10;
   b.peer_read_bw = 20;
+  a.peer_read_bw_cache = 40;
+  b.peer_read_bw_cache = 30;
   a.stage_bw = 9000;
   b.stage_bw = 4000;
   a.exchange_bw = 2000;
@@ -130,6 +148,7 @@ TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
   EXPECT_DOUBLE_EQ(m.copy_bw_mem, 100);
   EXPECT_DOUBLE_EQ(m.sync_us, 0.2);
   EXPECT_DOUBLE_EQ(m.peer_read_bw, 20);
+  EXPECT_DOUBLE_EQ(m.peer_read_bw_cache, 40);
   EXPECT_DOUBLE_EQ(m.stage_bw, 9000);
   EXPECT_DOUBLE_EQ(m.exchange_bw, 13000);
   EXPECT_DOUBLE_EQ(m.switch_us, 1.4);
