@@ -232,7 +232,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   if (k == CollKind::kAllGather) {
     if (a == "shm" && c.running())  // its own block, then the exchange of the others
       return c.chunks(s) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
-    if (a == "shm") return c.chunks(s) * c.barrier() + c.copy(s, s) + c.copy((n - 1) * s, all);
+    if (a == "shm")  // its block and the others' through the window: all three in cache?
+      return c.chunks(s) * c.barrier() + c.copy(s, s + 2 * all) + c.copy((n - 1) * s, s + 2 * all);
     if (a == "single_copy")  // its own block copied, the others read
       return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, n - 1, s);
     if (a == "ring")  // its own block copied, then n - 1 steps
@@ -270,7 +271,8 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
   // shm stages the n - 1 blocks for the others, a slot each in a window half.
   if (a == "shm" && c.running())  // its own block, then the exchange of the others
     return c.chunks(all - s) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
-  if (a == "shm") return c.chunks(all - s) * c.barrier() + c.copy(all, all) + c.copy(all, all);
+  if (a == "shm")  // send to window, window to recv: the three buffers' footprint
+    return c.chunks(all - s) * c.barrier() + 2 * c.copy(all, 3 * all);
   if (a == "single_copy")  // its own block copied; half of each pair read, half written
     return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, 2 * (n - 1), all);
   if (a == "pairwise")  // its own block copied, then n - 1 exchanges
