@@ -233,7 +233,7 @@ double blocks(const Ctx& c, CollKind k, std::string_view a, double s) {
     if (a == "shm" && c.running())  // its own block, then the exchange of the others
       return c.chunks(s) * c.barrier() + c.copy(s, s) + (n - 1) * s / c.p.exchange_bw;
     if (a == "shm")  // its block, then the others': send buffer, window, receive buffer
-      return c.chunks(s) * c.barrier() + c.copy(s, s + 2 * all) + c.copy((n - 1) * s, s + 2 * all);
+      return c.chunks(s) * c.barrier() + c.copy(all, s + 2 * all);
     if (a == "single_copy")  // its own block copied, the others read
       return 2 * c.barrier() + c.copy(s, s) + c.peer_read((n - 1) * s, n - 1, s);
     if (a == "ring")  // its own block copied, then n - 1 steps
