@@ -204,14 +204,20 @@ double rooted(const Ctx& c, CollKind k, std::string_view a, double s) {
       const double first = std::min(s, c.p.window_half);
       return c.chunks(s) * c.barrier() + (first + (n * s - first) / c.p.cpus) / c.copy_bw(s);
     }
-    if (a == "single_copy") {
-      const double readers = c.p.cpus > 0 ? std::max(1.0, double(n - 1) / c.p.cpus) : 1.0;
-      return 2 * c.barrier() + readers * c.read_once(s, 1, s);
+    if (a == "single_copy") {  // priced in place, as MPI_Bcast and torch run it
+      // The root writes the last 1/n of the message (whole pages) into each other rank's
+      // buffer while those read the rest: every rank moves the same share, (n - 1)/n of
+      // it (out of place the root copies its own message instead and the others read
+      // all of it).
+      const double tail = std::floor(s / n / 4096) * 4096;
+      const double movers = tail > 0 ? n : n - 1;
+      const double turns = c.p.cpus > 0 ? std::max(1.0, movers / c.p.cpus) : 1.0;
+      return 2 * c.barrier() + turns * c.read_once(s - tail, 1, s);
     }
-    if (a == "tree") {  // the root copies its message to its recv before it sends any
+    if (a == "tree") {  // in place (out of place the root first copies its message)
       MsgTime t(c);
       tree_levels(t, n, s, false);
-      return c.copy(s, s) + t.us();
+      return t.us();
     }
     return -1;
   }
@@ -310,18 +316,18 @@ double predict_us(const CostParams& p, CollKind kind, const char* algo, std::siz
 
 // Fixed order; doubles printed with %.9g.
 std::string to_text(const CostParams& p) {
-  char buf[640];
+  char buf[768];
   std::snprintf(buf, sizeof buf,
                 "sync_us=%.9g;wake_us=%.9g;switch_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;"
                 "copy_bw_cache=%.9g;copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;"
                 "peer_read_bw=%.9g;peer_read_bw_cache=%.9g;peer_read_us=%.9g;stage_bw=%.9g;"
                 "ring_bw=%.9g;"
-                "exchange_bw=%.9g;cache_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
+                "exchange_bw=%.9g;cache_bytes=%.9g;llc_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
                 "measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.switch_us, p.net_sync_us, p.net_bw, p.copy_bw_cache,
                 p.copy_bw_mem, p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw,
                 p.peer_read_bw_cache, p.peer_read_us, p.stage_bw, p.ring_bw, p.exchange_bw,
-                p.cache_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
+                p.cache_bytes, p.llc_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
                 p.net_measured ? 1 : 0);
   return buf;
 }
@@ -333,13 +339,15 @@ bool from_text(const std::string& text, CostParams& out) {
                       &p.copy_bw_mem,   &p.reduce_bw_cache,  &p.reduce_bw_mem,
                       &p.peer_read_bw,  &p.peer_read_bw_cache, &p.peer_read_us,
                       &p.stage_bw,      &p.ring_bw,          &p.exchange_bw,
-                      &p.cache_bytes,   &p.window_half,      &p.chunk_bytes};
+                      &p.cache_bytes,   &p.llc_bytes,        &p.window_half,
+                      &p.chunk_bytes};
   const char* names[] = {"sync_us",       "wake_us",          "switch_us",
                          "net_sync_us",   "net_bw",           "copy_bw_cache",
                          "copy_bw_mem",   "reduce_bw_cache",  "reduce_bw_mem",
                          "peer_read_bw",  "peer_read_bw_cache", "peer_read_us",
                          "stage_bw",      "ring_bw",          "exchange_bw",
-                         "cache_bytes",   "window_half",      "chunk_bytes"};
+                         "cache_bytes",   "llc_bytes",        "window_half",
+                         "chunk_bytes"};
   std::size_t pos = 0;
   auto next = [&](const char* name, double& v) {
     const std::size_t len = std::strlen(name);

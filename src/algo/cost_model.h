@@ -26,7 +26,8 @@ struct CostParams {
   double copy_bw_mem = 6000.0;      // memcpy, out of cache
   double reduce_bw_cache = 12000.0; // float sum dst = a + b, output bytes per us, in cache
   double reduce_bw_mem = 4000.0;    // ... out of cache
-  double peer_read_bw = 5000.0;     // process_vm_readv bandwidth (single copy), source in memory
+  double peer_read_bw = 5000.0;     // process_vm_readv bandwidth (single copy) of a source
+                                    // another processor has just written, beyond the cache
   double peer_read_bw_cache = 8000.0;  // ... of a source another processor has just written,
                                        // within the cache (where a peer's writes leave it)
   double peer_read_us = 1.5;        // fixed cost of one process_vm_readv call
@@ -37,6 +38,8 @@ struct CostParams {
   double exchange_bw = 3000.0;      // staged exchange between two running ranks, each
                                     // copying in and out: bytes/us each way
   double cache_bytes = 1 << 20;     // working sets up to this size run at cache speed
+  double llc_bytes = 32 << 20;      // the last-level cache (the L3, else the L2), shared by
+                                    // the host's ranks
   double window_half = 2 << 20;     // staging chunk of the shm algorithms (half a window)
   double chunk_bytes = 1 << 20;     // pipelining chunk of ring and tree (CHORUS_CHUNK_SIZE)
   double ring_quarter = 256 << 10;  // what the shm engine moves into a ring per hand-off:

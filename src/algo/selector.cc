@@ -76,14 +76,18 @@ const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
   const unsigned kinds = caps.windows ? model_kinds_.windows : model_kinds_.messages;
   if ((kinds & (1u << k)) == 0 || caps.spans_hosts || nranks < 2) return nullptr;
   if (!caps.windows && !cfg_.cost.net_measured) return nullptr;
-  // reduce_scatter with windows, a block beyond the cache: memory bounds every algorithm
-  // and the model, which prices them 2-3x low there, does not order them (2 ranks, 16 MiB:
-  // windows 1.16 ms predicted, 1.9-2.2 measured; single copy 1.05 and 2.8; the ring 0.98
-  // and 2.5): the rules' windows, the fastest measured. With the peers' buffers mapped
-  // single copy reads at memory speed and the model's order holds (2 ranks, 4 MiB: single
-  // copy 91 us predicted, 135 measured; windows 123 and 189).
+  // reduce_scatter with windows whose buffers outgrow the last-level cache (each rank's n
+  // blocks and its recv block, all ranks together): memory bounds every algorithm, and the
+  // model, whose figures beyond the L2 are measured on warm 2-4 MiB buffers, prices them
+  // 2-3x low there and does not order them (AMD EPYC family 26, 32 MiB L3, 2 ranks, 16
+  // MiB: windows 1.16 ms predicted, 1.9-2.2 measured; single copy 1.05 and 2.8; the ring
+  // 0.98 and 2.5): the rules' windows, the fastest measured. Within it the order holds
+  // (Intel family 6 model 167, 480 MiB L3, 2 ranks, 16 MiB: windows 1.40 predicted, 1.36
+  // measured; single copy 1.16 and 1.12). With the peers' buffers mapped single copy reads
+  // at memory speed and the model's order holds (2 ranks, 4 MiB: single copy 91 us
+  // predicted, 135 measured; windows 123 and 189).
   if (kind == CollKind::kReduceScatter && caps.windows && !cfg_.cost.mapped_peers &&
-      double(bytes) > cfg_.cost.cache_bytes)
+      double(bytes) * (nranks + 1) * nranks > cfg_.cost.llc_bytes)
     return nullptr;
   const std::string_view ruled = rules(kind, bytes, nranks, caps).name;
   const char* best = nullptr;

@@ -428,7 +428,7 @@ TEST(SelectorModel, ATieKeepsTheRulesChoice) {
       "peer_read_bw=10665.0935;peer_read_bw_cache=10665.0935;peer_read_us=0.980990234;"
       "stage_bw=9000;ring_bw=9000;"
       "exchange_bw=12000;"
-      "cache_bytes=524288;window_half=2097152;chunk_bytes=1048576;cpus=2;measured=1;net_measured=1",
+      "cache_bytes=524288;llc_bytes=33554432;window_half=2097152;chunk_bytes=1048576;cpus=2;measured=1;net_measured=1",
       cfg.cost));
   const Selector s = Selector::create(cfg).value();
   const Capabilities tcp{};
@@ -518,9 +518,18 @@ TEST(SelectorModel, ExchangesOverTheRingsWhileEveryRankRuns) {
   // reduce_scatter: the window algorithm stages the others' blocks, then reduces its own
   // block's parts as they cross over; the ring streams them through instead.
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 1 << 20, 2, kOneHost).name, "ring");
-  // ... while a block fits in the cache (the default 1 MiB): beyond, the rules' windows.
+  // ... while the ranks' buffers (n blocks and one per rank) fit the last-level cache (the
+  // default 32 MiB): beyond, the rules' windows.
+  EXPECT_STREQ(s.estimate(CollKind::kReduceScatter, 4 << 20, 2, kOneHost).source, "model");
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 8 << 20, 2, kOneHost).name, "shm");
   EXPECT_STREQ(s.estimate(CollKind::kReduceScatter, 8 << 20, 2, kOneHost).source, "rules");
+  {
+    SelectorConfig big_llc = cfg;
+    big_llc.cost.llc_bytes = 64 << 20;
+    EXPECT_STREQ(Selector::create(big_llc).value()
+                     .estimate(CollKind::kReduceScatter, 8 << 20, 2, kOneHost).source,
+                 "model");
+  }
   EXPECT_STREQ(s.choose(CollKind::kAllToAll, 16 << 10, 2, kOneHost).name, "shm");
   EXPECT_STREQ(s.choose(CollKind::kReduceScatter, 16 << 10, 2, kOneHost).name, "shm");
   for (std::size_t bytes : {std::size_t(128) << 10, std::size_t(1) << 20}) {

@@ -11,10 +11,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -175,7 +171,7 @@ double switch_us() {
 // two copies apart (docs/ALGORITHMS.md, "The cost model").
 double staged_bw(const char* src, char* buf, char* dst, std::size_t half, int slots,
                  std::size_t total) {
-  constexpr double kBudgetUs = 5000;
+  const double kBudgetUs = 5000 * std::max(1.0, double(total) / (2 << 20));
   constexpr int kPasses = 4;
   const long chunks = static_cast<long>(total / half);
   alignas(64) std::atomic<long> written{0};
@@ -270,10 +266,11 @@ double exchange_bw(const char* src, char* window, char* dst, std::size_t half,
 
 // Bytes per microsecond of `read` (a process_vm_readv of `bytes` of `src`) right after
 // another thread wrote `src`: the best of 4 reads after a warm-up, each counted only when
-// the writer ran on another processor than the reader; 0 when none did within 5 ms.
+// the writer ran on another processor than the reader; 0 when none did within 5 ms per
+// MiB (at least 5 ms).
 template <class Read>
 double written_read_bw(char* src, std::size_t bytes, Read&& read) {
-  constexpr double kBudgetUs = 5000;
+  const double kBudgetUs = 5000 * std::max(1.0, double(bytes) / (1 << 20));
   constexpr int kReads = 5;
   alignas(64) std::atomic<int> go{0};
   alignas(64) std::atomic<int> written{0};
@@ -308,22 +305,15 @@ double written_read_bw(char* src, std::size_t bytes, Read&& read) {
   return best;
 }
 
-// Writes `bytes` at `p` back to memory and drops them from every cache level (x86
-// clflush); elsewhere a no-op, and the probe reads a source still in its cache.
-void evict_from_caches(const void* p, std::size_t bytes) {
-#if defined(__x86_64__) || defined(__i386__)
-  const auto* c = static_cast<const char*>(p);
-  for (std::size_t at = 0; at < bytes; at += 64) _mm_clflush(c + at);
-  _mm_mfence();
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
 std::size_t l2_bytes() {
   const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
   return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t(1) << 20;
+}
+
+// The last-level cache: the L3 where the system reports one, else the L2.
+std::size_t llc_bytes() {
+  const long l3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return std::max(l3 > 0 ? static_cast<std::size_t>(l3) : 0, l2_bytes());
 }
 
 }  // namespace
@@ -345,27 +335,34 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
   algo::CostParams p;
   p.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   p.cache_bytes = double(l2_bytes());
-  // Three 2 MiB buffers (beyond the per-core L2 of current x86 CPUs) on transparent huge
+  p.llc_bytes = double(llc_bytes());
+  // Twice the L2 (2-4 MiB): the size of the figures for buffers beyond the cache that
+  // another processor's writes or a staged stream pass through.
+  const std::size_t beyond =
+      std::clamp<std::size_t>(l2_bytes() * 2 / 4096 * 4096, 2 << 20, 4 << 20);
+  // Three buffers, a and c of `beyond` bytes and b of 2 MiB (the memcpy and sum figures
+  // use 2 MiB of each: beyond the per-core L2 of current x86 CPUs), on transparent huge
   // pages where the kernel offers them: faulting in 1500 small pages one by one costs
   // more than the whole probe on some VMs (about 16 us each on the test machine).
   constexpr std::size_t kSmall = 64 << 10, kLarge = 2 << 20, kHuge = 2 << 20;
-  constexpr std::size_t kMapped = 3 * kLarge + kHuge;
-  void* region = ::mmap(nullptr, kMapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+  const std::size_t used = 2 * beyond + kLarge, mapped = used + kHuge;
+  void* region = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                         -1, 0);
   if (region == MAP_FAILED) return p;  // the defaults
   struct Unmap {
     void* r;
-    ~Unmap() { ::munmap(r, kMapped); }
-  } unmap{region};
+    std::size_t bytes;
+    ~Unmap() { ::munmap(r, bytes); }
+  } unmap{region, mapped};
   auto* base = reinterpret_cast<char*>(
       (reinterpret_cast<std::uintptr_t>(region) + kHuge - 1) / kHuge * kHuge);
-  ::madvise(base, 3 * kLarge, MADV_HUGEPAGE);  // a hint: fine if refused
-  std::memset(base, 0, 3 * kLarge);
+  ::madvise(base, used, MADV_HUGEPAGE);  // a hint: fine if refused
+  std::memset(base, 0, used);
   struct Span {
     float* ptr;
     float* data() const { return ptr; }
   };
-  const Span a{reinterpret_cast<float*>(base)}, b{a.ptr + kLarge / 4}, c{b.ptr + kLarge / 4};
+  const Span a{reinterpret_cast<float*>(base)}, b{a.ptr + beyond / 4}, c{b.ptr + kLarge / 4};
   step("buffers");
   p.copy_bw_cache = best_bw(kSmall, 64, 3, [&] { std::memcpy(c.data(), a.data(), kSmall); });
   p.copy_bw_mem = best_bw(kLarge, 1, 3, [&] { std::memcpy(c.data(), a.data(), kLarge); });
@@ -385,47 +382,53 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
       ++missed_steps;
   };
   // process_vm_readv of this process itself: the same page walk as of a peer. The source
-  // is 1 MiB of small pages, as users' buffers usually are (the kernel pins and walks
-  // each 4 KiB page): a huge-page source would flatter single copy. Two figures, as for
-  // memcpy: a source flushed from the caches (evict_from_caches) for buffers beyond the
-  // cache, and, within it, one another thread has just written (written_read_bw): where a
-  // peer's own writes leave its buffer, in the writer's cache or a cache both share, as
-  // the staged figures below move lines the other thread just wrote. A source the reader
-  // had written itself would skip that transfer (it read 1.1-1.5x faster than one in
-  // memory on AMD EPYC family 26, docs/PERFORMANCE.md, session 23; about 2x faster than
-  // one another processor wrote on Intel family 6 model 167, session 30).
-  constexpr std::size_t kPeer = 1 << 20;
-  void* src = ::mmap(nullptr, kPeer, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // is of small pages, as users' buffers usually are (the kernel pins and walks each 4 KiB
+  // page): a huge-page source would flatter single copy. Each read follows a second
+  // thread's write of the source on another processor (written_read_bw): a peer's buffer
+  // is where the peer's own writes left it, as the staged figures below move lines the
+  // other thread just wrote. Two sizes, as for memcpy: twice the L2 (2-4 MiB), most of it
+  // evicted from the writer's L2 to a cache both share or to memory, for buffers beyond
+  // the cache (P), and half the L2 for those within it (P_c). A source flushed from every
+  // cache level before each read (x86 clflush; the figure until probe revision 3) priced
+  // single copy against copies and staged streams measured on warm 2 MiB buffers: 7.0-8.7
+  // GB/s against 11.1-12.5 from 2 to 16 MiB just written on Intel family 6 model 167, and
+  // single copy went unchosen from 4 MiB where it led by 10-46% (docs/PERFORMANCE.md,
+  // session 31). A source the reader had written itself would skip the transfer (it read
+  // 1.1-1.5x faster than one in memory on AMD EPYC family 26, session 23; about 2x faster
+  // than one another processor wrote on Intel family 6 model 167, session 30).
+  void* src = ::mmap(nullptr, beyond, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (src != MAP_FAILED) {
-    ::madvise(src, kPeer, MADV_NOHUGEPAGE);
-    std::memset(src, 1, kPeer);
+    ::madvise(src, beyond, MADV_NOHUGEPAGE);
+    std::memset(src, 1, beyond);
     const pid_t self = ::getpid();
     auto read_self = [&](std::size_t bytes) {
       iovec local{c.data(), bytes}, remote{src, bytes};
       return ::process_vm_readv(self, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(bytes);
     };
     if (read_self(4096)) {
-      double best = 0;
-      for (int i = 0; i < 5; ++i) {  // the first warms up
-        std::memset(src, 2 + i, kPeer);
-        evict_from_caches(src, kPeer);
-        const auto t0 = Clock::now();
-        read_self(kPeer);
-        if (const double us = us_since(t0); i > 0 && us > 0) best = std::max(best, kPeer / us);
+      auto written = [&](std::size_t bytes) {
+        return p.cpus >= 2 ? written_read_bw(static_cast<char*>(src), bytes,
+                                             [&] { return read_self(bytes); })
+                           : 0.0;
+      };
+      // Without a second processor (or when it never ran apart in time): the source as
+      // this thread left it, and the entry is provisional.
+      if (const double bw = written(beyond); bw > 0) {
+        p.peer_read_bw = bw;
+      } else {
+        if (p.cpus >= 2) ++missed_steps;
+        p.peer_read_bw = best_bw(beyond, 1, 3, [&] { read_self(beyond); });
       }
-      if (best > 0) p.peer_read_bw = best;
       const double small_bw = best_bw(4096, 64, 3, [&] { read_self(4096); });
       p.peer_read_us = std::max(0.05, 4096 / small_bw - 4096 / p.peer_read_bw);
-      // Half the cache, at most the source: the reader's destination shares the cache.
+      // Half the cache: the reader's destination shares it.
       const std::size_t cached =
-          std::clamp<std::size_t>(std::size_t(p.cache_bytes / 2) / 4096 * 4096, 4096, kPeer);
+          std::clamp<std::size_t>(std::size_t(p.cache_bytes / 2) / 4096 * 4096, 4096, beyond);
       p.peer_read_bw_cache = p.peer_read_bw;  // the figure without a second processor
-      if (p.cpus >= 2)
-        keep(written_read_bw(static_cast<char*>(src), cached, [&] { return read_self(cached); }),
-             p.peer_read_bw_cache);
+      if (p.cpus >= 2) keep(written(cached), p.peer_read_bw_cache);
       p.peer_read_bw_cache = std::max(p.peer_read_bw_cache, p.peer_read_bw);
     }
-    ::munmap(src, kPeer);
+    ::munmap(src, beyond);
   }
   step("peer read");
   if (p.cpus >= 2) keep(handoff_us(), p.sync_us);
@@ -439,7 +442,7 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
                                                            4096, kLarge / 4);
   if (p.cpus >= 2) {
     keep(staged_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
-                   reinterpret_cast<char*>(c.data()), half, 2, kLarge / half * half),
+                   reinterpret_cast<char*>(c.data()), half, 2, beyond / half * half),
          p.stage_bw);
     keep(staged_bw(reinterpret_cast<const char*>(a.data()), reinterpret_cast<char*>(b.data()),
                    reinterpret_cast<char*>(c.data()), ring_quarter, 4,

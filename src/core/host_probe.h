@@ -10,8 +10,9 @@ namespace chorus::core {
 
 // The revision of the probe's methods, kept with each cached entry: an entry of another
 // revision is measured again (2: process_vm_readv reads a source flushed from the caches;
-// 3: and one another processor has just written, peer_read_bw_cache).
-constexpr int kProbeRevision = 3;
+// 3: and one another processor has just written, peer_read_bw_cache; 4: beyond the cache
+// too, a source another processor has just written, and the last-level cache's size).
+constexpr int kProbeRevision = 4;
 
 // Copy and reduction bandwidth in and out of cache, process_vm_readv bandwidth and cost
 // per call, a cross-core flag hand-off, a futex wake-up and a switch between two threads

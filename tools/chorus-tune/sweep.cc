@@ -77,8 +77,10 @@ std::vector<Cell> sweep(chorus::Communicator& comm, const TuneConfig& cfg) {
         const std::size_t need = std::max(shape.in_elems, shape.out_elems) * es;
         if (a.size() < need) a.resize(need);
         if (b.size() < need) b.resize(need);
-        const chorus_bench::Layout l =
-            chorus_bench::layout_for(c, false, shape, es, comm.rank(), a.data(), b.data());
+        // Out of place, except broadcast: in place, one buffer per rank, as MPI_Bcast and
+        // torch.distributed.broadcast run it (and the model prices it).
+        const chorus_bench::Layout l = chorus_bench::layout_for(
+            c, c == Coll::kBroadcast, shape, es, comm.rank(), a.data(), b.data());
         for (const auto& [name, predicted] : e.candidates) {
           cell.times.push_back({name, std::numeric_limits<double>::infinity(), predicted});
           const std::string key = cell.op + ":" + name;
