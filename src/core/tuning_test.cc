@@ -105,20 +105,22 @@ TEST(Tuning, ProbeIsQuietWhenItsTwoThreadsHadProcessors) {
   EXPECT_FALSE(quiet_probe({1, 1, 1, 1}, 2, 1));
 }
 
-// The probe measures process_vm_readv twice: from a source flushed from the caches and,
-// with a second processor, from one another thread has just written (never slower than
-// from memory). A busy host may leave the two-thread step without a figure (missed), a
-// container may refuse the system call (both figures stay defaults): then only the floor
-// holds.
-TEST(HostProbe, MeasuresPeerReadsFromMemoryAndFromAnotherProcessorsWrites) {
+// The probe measures process_vm_readv of sources another thread has just written, beyond
+// the cache and within it (never slower than beyond), and reads the cache sizes (the last
+// level at least the L2). A busy host may leave the two-thread steps without a figure
+// (missed), a container may refuse the system call (both figures stay defaults): then only
+// the floor holds.
+TEST(HostProbe, MeasuresPeerReadsOfAnotherProcessorsWritesWithinAndBeyondTheCache) {
   int missed = 0;
   const algo::CostParams p = probe_host(nullptr, nullptr, &missed);
   const algo::CostParams defaults;
   ASSERT_TRUE(p.measured);
   EXPECT_GE(p.peer_read_bw_cache, p.peer_read_bw);
+  EXPECT_GE(p.llc_bytes, p.cache_bytes);
   const bool reads = p.peer_read_bw != defaults.peer_read_bw;  // process_vm_readv allowed
-  if (reads && p.cpus >= 2 && missed == 0)
+  if (reads && p.cpus >= 2 && missed == 0) {
     EXPECT_NE(p.peer_read_bw_cache, defaults.peer_read_bw_cache);
+  }
 }
 
 TEST(Tuning, BestOfTwoProbesTakesFasterFiguresAndTheNewShape) {
