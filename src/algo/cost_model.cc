@@ -321,14 +321,13 @@ std::string to_text(const CostParams& p) {
                 "sync_us=%.9g;wake_us=%.9g;switch_us=%.9g;net_sync_us=%.9g;net_bw=%.9g;"
                 "copy_bw_cache=%.9g;copy_bw_mem=%.9g;reduce_bw_cache=%.9g;reduce_bw_mem=%.9g;"
                 "peer_read_bw=%.9g;peer_read_bw_cache=%.9g;peer_read_us=%.9g;stage_bw=%.9g;"
-                "ring_bw=%.9g;"
-                "exchange_bw=%.9g;cache_bytes=%.9g;llc_bytes=%.9g;window_half=%.9g;chunk_bytes=%.9g;cpus=%d;"
-                "measured=%d;net_measured=%d",
+                "ring_bw=%.9g;exchange_bw=%.9g;cache_bytes=%.9g;llc_bytes=%.9g;"
+                "window_half=%.9g;chunk_bytes=%.9g;cpus=%d;measured=%d;net_measured=%d",
                 p.sync_us, p.wake_us, p.switch_us, p.net_sync_us, p.net_bw, p.copy_bw_cache,
                 p.copy_bw_mem, p.reduce_bw_cache, p.reduce_bw_mem, p.peer_read_bw,
                 p.peer_read_bw_cache, p.peer_read_us, p.stage_bw, p.ring_bw, p.exchange_bw,
-                p.cache_bytes, p.llc_bytes, p.window_half, p.chunk_bytes, p.cpus, p.measured ? 1 : 0,
-                p.net_measured ? 1 : 0);
+                p.cache_bytes, p.llc_bytes, p.window_half, p.chunk_bytes, p.cpus,
+                p.measured ? 1 : 0, p.net_measured ? 1 : 0);
   return buf;
 }
 

@@ -82,8 +82,8 @@ const char* Selector::modelled(CollKind kind, std::size_t bytes, int nranks,
   // 2-3x low there and does not order them (AMD EPYC family 26, 32 MiB L3, 2 ranks, 16
   // MiB: windows 1.16 ms predicted, 1.9-2.2 measured; single copy 1.05 and 2.8; the ring
   // 0.98 and 2.5): the rules' windows, the fastest measured. Within it the order holds
-  // (Intel family 6 model 167, 480 MiB L3, 2 ranks, 16 MiB: windows 1.40 predicted, 1.36
-  // measured; single copy 1.16 and 1.12). With the peers' buffers mapped single copy reads
+  // (Intel family 6 model 167, 480 MiB L3, 2 ranks, 16 MiB: windows 1.36 ms predicted,
+  // 1.40 measured; single copy 0.99 and 1.17). With the peers' buffers mapped single copy reads
   // at memory speed and the model's order holds (2 ranks, 4 MiB: single copy 91 us
   // predicted, 135 measured; windows 123 and 189).
   if (kind == CollKind::kReduceScatter && caps.windows && !cfg_.cost.mapped_peers &&

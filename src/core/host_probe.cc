@@ -171,7 +171,7 @@ double switch_us() {
 // two copies apart (docs/ALGORITHMS.md, "The cost model").
 double staged_bw(const char* src, char* buf, char* dst, std::size_t half, int slots,
                  std::size_t total) {
-  const double kBudgetUs = 5000 * std::max(1.0, double(total) / (2 << 20));
+  const double budget_us = 5000 * std::max(1.0, double(total) / (2 << 20));
   constexpr int kPasses = 4;
   const long chunks = static_cast<long>(total / half);
   alignas(64) std::atomic<long> written{0};
@@ -191,7 +191,7 @@ double staged_bw(const char* src, char* buf, char* dst, std::size_t half, int sl
   // Until `done` reaches `target`; false once the budget is spent.
   auto await_done = [&](long target) {
     while (done.load(std::memory_order_acquire) < target) {
-      if (us_since(t0) > kBudgetUs) return false;
+      if (us_since(t0) > budget_us) return false;
       util::cpu_pause();
     }
     return true;
@@ -270,7 +270,7 @@ double exchange_bw(const char* src, char* window, char* dst, std::size_t half,
 // MiB (at least 5 ms).
 template <class Read>
 double written_read_bw(char* src, std::size_t bytes, Read&& read) {
-  const double kBudgetUs = 5000 * std::max(1.0, double(bytes) / (1 << 20));
+  const double budget_us = 5000 * std::max(1.0, double(bytes) / (1 << 20));
   constexpr int kReads = 5;
   alignas(64) std::atomic<int> go{0};
   alignas(64) std::atomic<int> written{0};
@@ -291,7 +291,7 @@ double written_read_bw(char* src, std::size_t bytes, Read&& read) {
   double best = 0;
   for (int i = 1; i <= kReads; ++i) {
     go.store(i, std::memory_order_release);
-    while (written.load(std::memory_order_acquire) < i && us_since(t0) < kBudgetUs)
+    while (written.load(std::memory_order_acquire) < i && us_since(t0) < budget_us)
       util::cpu_pause();
     if (written.load(std::memory_order_acquire) < i) break;
     const bool apart = writer_cpu.load(std::memory_order_relaxed) != ::sched_getcpu();
@@ -411,8 +411,8 @@ algo::CostParams probe_host(std::string* steps, std::vector<int>* runnable, int*
                                              [&] { return read_self(bytes); })
                            : 0.0;
       };
-      // Without a second processor (or when it never ran apart in time): the source as
-      // this thread left it, and the entry is provisional.
+      // Without a second processor, or when the writer never ran apart in time (then the
+      // entry is provisional): the source as this thread left it.
       if (const double bw = written(beyond); bw > 0) {
         p.peer_read_bw = bw;
       } else {
