@@ -57,8 +57,8 @@ struct CostParams {
 // `p` with every figure of a cache line handed from one processor to another `k` times
 // dearer: the flag hand-off (sync_us) and the staged, ring and exchange streams and the
 // single-copy reads of a peer's cached writes, which move lines the other rank just wrote
-// (those reads no slower than from memory). Copies, reductions and single-copy reads of
-// memory keep their figures. What the selector prices while the host runs the ranks'
+// (those reads no slower than beyond the cache). Copies, reductions and single-copy reads
+// beyond the cache keep their figures. What the selector prices while the host runs the ranks'
 // processors apart (core/placement.h); k = 1 returns `p`.
 CostParams with_hand_off_scale(const CostParams& p, double k);
 

@@ -326,7 +326,7 @@ TEST(CostModel, OversubscriptionCosts) {
 
 // Single copy reads a peer's buffer where the peer's own writes left it: within the cache
 // at the rate of a source another processor has just written (peer_read_bw_cache), beyond
-// it at the rate from memory (peer_read_bw). Ranks sharing a processor share its cache: a
+// it at the rate of such a source beyond the cache (peer_read_bw). Ranks sharing a processor share its cache: a
 // source that fits with a processor per rank does not with two ranks on each.
 TEST(CostModel, PeerReadsOfCachedSourcesAtTheWrittenRate) {
   const CostParams base = params(2);
@@ -404,8 +404,8 @@ TEST(CostModel, OversubscribedWindowBroadcastSharesItsCopies) {
 
 // A host running the ranks' processors apart makes every hand-off of lines the other
 // processor just wrote dearer: the flag, the staged streams and the single-copy reads of
-// a peer's cached writes (never below the rate from memory); copies, reductions and reads
-// from memory keep their figures.
+// a peer's cached writes (never below the rate beyond the cache); copies, reductions and
+// reads beyond the cache keep their figures.
 TEST(CostModel, HandOffScaleTouchesOnlyCrossProcessorFigures) {
   CostParams p = params(2);
   p.peer_read_bw = 4000;

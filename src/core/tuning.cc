@@ -2,7 +2,7 @@
 //   {"version": 1,
 //    "hosts": {"<CPU model>|<processors>|<kernel release>":
 //                {"params": {"sync_us": 0.21, ...}, "probe_ms": 31.5, "quiet": true,
-//                 "probe": 3}},
+//                 "probe": 4}},
 //    "table": [{"op": "all_reduce", "ranks": 2, "lo": 0, "hi": 65536, "algo": "shm"}]}
 #include "core/tuning.h"
 
