@@ -22,7 +22,7 @@ def run():
 
 
 if __name__ == "__main__":
-    init()
+    init(reference=False)  # no gloo group: its threads could abort finalization
     run()
     if sys.argv[1] == "destroy":
         dist.destroy_process_group()

@@ -13,16 +13,18 @@ import torch.distributed as dist
 import chorus.torch  # noqa: F401 - registers backend "chorus"
 
 
-def init(timeout_s=60):
+def init(timeout_s=60, reference=True):
     """init_process_group("chorus") on a FileStore; returns (rank, size, gloo_group):
-    a gloo group of every rank, for computing the reference results."""
+    a gloo group of every rank, for computing the reference results (None with
+    reference=False: scripts that leave through interpreter finalization take none, as
+    the group's worker threads may abort it then, see main())."""
     rank = int(os.environ["CHORUS_RANK"])
     size = int(os.environ["CHORUS_WORLD_SIZE"])
     path = os.path.join(tempfile.gettempdir(), "chorus_torch_" + os.environ["CHORUS_JOB_ID"])
     store = dist.FileStore(path, size)
     dist.init_process_group("chorus", store=store, rank=rank, world_size=size,
                             timeout=datetime.timedelta(seconds=timeout_s))
-    gloo = dist.new_group(backend="gloo")
+    gloo = dist.new_group(backend="gloo") if reference else None
     return rank, size, gloo
 
 
