@@ -25,7 +25,7 @@ ProcessGroupChorus::ProcessGroupChorus(const c10::intrusive_ptr<c10d::Store>& st
 
 ProcessGroupChorus::~ProcessGroupChorus() {
   comm_.reset();  // completes or fails what is in flight
-  graveyard_->clear();
+  Graveyard::instance().clear();
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::broadcast(std::vector<at::Tensor>& tensors,

@@ -108,7 +108,6 @@ class ProcessGroupChorus : public c10d::ProcessGroup {
   std::uint64_t seq_start_ = 0;            // setSequenceNumberForGroup()
   std::atomic<std::uint64_t> issued_{0};   // operations issued (launch())
   chorus::Stream p2p_stream_;              // send/recv: never behind a collective
-  std::shared_ptr<Graveyard> graveyard_ = std::make_shared<Graveyard>();
   std::unique_ptr<chorus::Communicator> comm_;
 };
 

@@ -33,11 +33,21 @@ void pending_done() {
 }  // namespace
 
 bool drain(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(g_pending_mu);
-  return g_pending_cv.wait_for(lock, timeout, [] { return g_pending == 0; });
+  bool drained = false;
+  {
+    std::unique_lock<std::mutex> lock(g_pending_mu);
+    drained = g_pending_cv.wait_for(lock, timeout, [] { return g_pending == 0; });
+  }
+  Graveyard::instance().clear();
+  return drained;
 }
 
 // --- Graveyard ------------------------------------------------------------------------
+
+Graveyard& Graveyard::instance() {
+  static Graveyard* const graveyard = new Graveyard();  // never destroyed (see work.h)
+  return *graveyard;
+}
 
 void Graveyard::bury(std::shared_ptr<WorkState> state) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -112,7 +122,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
   state->finish = std::move(finish);
   state->future = c10::make_intrusive<c10::ivalue::Future>(
       c10::ListType::create(c10::TensorType::get()));
-  graveyard_->clear();  // earlier operations' tensors, released on this thread
+  Graveyard::instance().clear();  // earlier operations' tensors, released on this thread
   std::shared_ptr<OpRange> range = OpRange::begin(type);  // torch.profiler: "chorus:<op>"
   chorus::Work work;
   {
@@ -133,7 +143,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
   };
   auto slot = std::make_shared<Slot>(Slot{state});
   state.reset();
-  std::shared_ptr<Graveyard> graveyard = graveyard_;
+  Graveyard* graveyard = &Graveyard::instance();
   work.on_complete([slot, graveyard, range](const chorus::Work& done) {
     if (range) range->end();
     std::shared_ptr<WorkState> state = std::move(slot->state);

@@ -32,15 +32,20 @@ struct WorkState {
 
 // Where background threads (Chorus's completing thread, torch's inter-op pool) leave the
 // WorkStates they are done with, so that their tensors are released on a caller's thread
-// (the next operation's issuing thread, or the group's destruction). Releasing a tensor
-// whose Python object is owned by C++ takes the GIL, and a background thread taking the
-// GIL while the interpreter finalizes is killed by Python (pthread_exit -> std::terminate).
+// (the next operation's issuing thread, a group's destruction, drain() at exit). Releasing
+// a tensor whose Python object is owned by C++ takes the GIL, and a background thread
+// taking the GIL while the interpreter finalizes is killed by Python (pthread_exit ->
+// std::terminate). One per process and never destroyed: a graveyard owned by a group
+// outlived it in the background thread's last reference when the group was destroyed
+// before that thread buried its state, and that thread then released the tensors itself.
 class Graveyard {
  public:
+  static Graveyard& instance();
   void bury(std::shared_ptr<WorkState> state);
   void clear();  // releases what was buried, on the calling thread
 
  private:
+  Graveyard() = default;
   std::mutex mu_;
   std::vector<std::shared_ptr<WorkState>> buried_;
 };
@@ -65,9 +70,10 @@ class ChorusWork : public c10d::Work {
 };
 
 // Waits (at most `timeout`) until every operation issued by any ProcessGroupChorus has
-// completed and its Future's callbacks have run; false on timeout. chorus/torch.py calls
-// it at exit: a Python .then() callback still running on torch's inter-op pool while the
-// interpreter finalizes would be killed by Python (std::terminate).
+// completed and its Future's callbacks have run, then releases the finished operations'
+// tensors on the calling thread (Graveyard::clear); false on timeout. chorus/torch.py
+// calls it at exit: a Python .then() callback still running on torch's inter-op pool while
+// the interpreter finalizes would be killed by Python (std::terminate).
 bool drain(std::chrono::milliseconds timeout);
 
 // The text of a failed operation's RuntimeError: "<op> failed: <code>: <message>" (code
