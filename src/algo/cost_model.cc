@@ -163,11 +163,12 @@ double all_reduce(const Ctx& c, std::string_view a, double s) {
     return std::max(0.0, c.reduce(x, n * s) - c.copy(x, n * s));
   };
   const auto exchange = [&](double x) {
-    return x / c.p.exchange_bw + (n - 2) * x / c.p.stage_bw + (n - 1) * excess(x);
+    return x / c.p.exchange_bw + (n - 2) * x / c.p.stage_bw;
   };
-  if (a == "shm" && c.running()) return c.chunks(s) * c.barrier() + exchange(s);
+  if (a == "shm" && c.running())
+    return c.chunks(s) * c.barrier() + exchange(s) + (n - 1) * excess(s);
   if (a == "shm_direct" && c.running())  // the shares reduced, then gathered: two exchanges
-    return 2 * c.chunks(s) * c.barrier() + c.copy(share, ws) + 2 * exchange(share) -
+    return 2 * c.chunks(s) * c.barrier() + c.copy(share, ws) + 2 * exchange(share) +
            (n - 1) * excess(share);
   if (a == "shm")
     return c.chunks(s) * c.barrier() + c.copy(s, s) + (n - 1) * c.reduce(s, ws);
