@@ -143,8 +143,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
   };
   auto slot = std::make_shared<Slot>(Slot{state});
   state.reset();
-  Graveyard* graveyard = &Graveyard::instance();
-  work.on_complete([slot, graveyard, range](const chorus::Work& done) {
+  work.on_complete([slot, range](const chorus::Work& done) {
     if (range) range->end();
     std::shared_ptr<WorkState> state = std::move(slot->state);
     if (!state) return;
@@ -168,14 +167,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupChorus::launch(
     // The Future's callbacks (DDP comm hooks) may issue new operations, which Chorus
     // forbids on its completing thread: complete it on torch's inter-op pool instead.
     slot->state = std::move(state);
-    at::launch([slot, graveyard, error] {
+    at::launch([slot, error] {
       std::shared_ptr<WorkState> state = std::move(slot->state);
       if (error) {
         state->future->setError(error);
       } else {
         state->future->markCompleted(c10::IValue(state->outputs));
       }
-      graveyard->bury(std::move(state));
+      Graveyard::instance().bury(std::move(state));
       pending_done();
     });
   });
